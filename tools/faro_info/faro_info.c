@@ -1,0 +1,296 @@
+/*
+ * faro_info: what this Faro installation is and what it would do here.
+ *
+ * Prints the version and build options, probes every compiled-in transport the
+ * way MPI_Init would for a singleton (init, wireup_done, finalize) and says
+ * whether it is usable and with which limits, and lists every tunable with its
+ * current value. `--man` writes faro-tunables(7).
+ */
+#include "config.h"
+#include "man_tunables.h"
+#include "runtime/log.h"
+#include "runtime/tunables.h"
+#include "transport.h"
+
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { SHOW_VERSION = 1, SHOW_TRANSPORTS = 2, SHOW_TUNABLES = 4 };
+
+static void usage(FILE *out)
+{
+    fputs("Usage: faro_info [OPTION]...\n"
+          "Show the Faro version and build, the transports usable on this machine, and the\n"
+          "FARO_* tunables with their current values.\n"
+          "\n"
+          "  -a, --all         everything, with the long description of each tunable\n"
+          "      --tunables    only the tunables\n"
+          "      --transports  only the transports\n"
+          "      --man         print the faro-tunables(7) man page (roff)\n"
+          "  -h, --help        this text\n"
+          "  -V, --version     the version only\n"
+          "\n"
+          "Without options it prints the version, the transports and a one-line summary of\n"
+          "each tunable. See faro_info(1) and faro-tunables(7).\n",
+          out);
+}
+
+/* Sizes the way users write them: 64k rather than 65536. */
+static void fmt_size(char *buf, size_t len, unsigned long long v)
+{
+    if (v == (unsigned long long)SIZE_MAX)
+        snprintf(buf, len, "unlimited");
+    else if (v && v % (1ULL << 30) == 0)
+        snprintf(buf, len, "%llug", v >> 30);
+    else if (v && v % (1ULL << 20) == 0)
+        snprintf(buf, len, "%llum", v >> 20);
+    else if (v && v % (1ULL << 10) == 0)
+        snprintf(buf, len, "%lluk", v >> 10);
+    else
+        snprintf(buf, len, "%llu", v);
+}
+
+static void print_caps(uint32_t caps)
+{
+    static const struct { uint32_t bit; const char *word; } names[] = {
+        {FARO_TP_CAP_PUT, "put"},
+        {FARO_TP_CAP_GET, "get"},
+        {FARO_TP_CAP_SINGLE_COPY, "single-copy"},
+        {FARO_TP_CAP_LOCAL_ONLY, "local-only"},
+        {FARO_TP_CAP_SELF_ONLY, "self-only"},
+        {FARO_TP_CAP_THREAD_SAFE, "thread-safe"},
+        {FARO_TP_CAP_DEVICE_MEM, "device-memory"},
+    };
+    int any = 0;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (caps & names[i].bit) {
+            printf("%s%s", any ? " " : "", names[i].word);
+            any = 1;
+            caps &= ~names[i].bit;
+        }
+    }
+    if (caps) /* a bit this faro_info does not know: show it rather than hide it */
+        printf("%s0x%x", any ? " " : "", (unsigned)caps);
+    else if (!any)
+        printf("none");
+}
+
+/* Is `name` in the comma-separated FARO_TRANSPORTS list? */
+static int listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        while (*p == ' ' || *p == ',')
+            p++;
+        size_t w = strcspn(p, ", ");
+        if (w == n && strncmp(p, name, n) == 0)
+            return 1;
+        p += w;
+    }
+    return 0;
+}
+
+static void no_peer_failed(void *core, int peer, const char *why) {}
+
+/* A secret for the probe only; a transport may want one at init. */
+static void make_job_key(uint8_t *key, size_t len)
+{
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    ssize_t got = fd >= 0 ? read(fd, key, len) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (got != (ssize_t)len) {
+        unsigned long long seed = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 16);
+        for (size_t i = 0; i < len; i++) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            key[i] = (uint8_t)(seed >> 56);
+        }
+    }
+}
+
+static void print_attr(const faro_tp_attr_t *a)
+{
+    char inl[32], snd[32], eag[32], frag[32], get[32];
+    fmt_size(inl, sizeof inl, a->max_inline);
+    fmt_size(snd, sizeof snd, a->max_send);
+    fmt_size(eag, sizeof eag, a->eager_limit);
+    fmt_size(frag, sizeof frag, a->frag_size);
+    printf("      caps:        ");
+    print_caps(a->caps);
+    printf("\n      max_inline:  %s\n", inl);
+    printf("      max_send:    %s\n", snd);
+    printf("      eager_limit: %s", eag);
+    if (a->eager_limit_user)
+        printf(" (set by its own FARO_<TRANSPORT>_EAGER_LIMIT)");
+    else if (faro_tun_isset(FARO_TUN_EAGER_LIMIT))
+        printf(" (the core uses FARO_EAGER_LIMIT=%s instead)", faro_tun_str(FARO_TUN_EAGER_LIMIT));
+    printf("\n      frag_size:   %s\n", frag);
+    if (a->caps & (FARO_TP_CAP_PUT | FARO_TP_CAP_GET)) {
+        fmt_size(get, sizeof get, a->max_get);
+        printf("      max_get/put: %s, remote key %zu bytes\n", get, a->rkey_size);
+    }
+    printf("      latency:     %.2f us (hint)\n", a->latency_us);
+    printf("      bandwidth:   %.0f MB/s (hint)\n", a->bandwidth_mbs);
+}
+
+static void show_transports(void)
+{
+    char jobid[64];
+    uint8_t key[16];
+    int node_of[1] = {0}, local_ranks[1] = {0};
+    long ncores = sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(jobid, sizeof jobid, "faro-info-%ld", (long)getpid());
+    make_job_key(key, sizeof key);
+
+    faro_tp_env_t env = {
+        .rank = 0, .size = 1, .node_of = node_of,
+        .local_rank = 0, .local_size = 1, .local_ranks = local_ranks,
+        .jobid = jobid, .job_key = key, .job_key_len = sizeof key,
+        .ncores = ncores > 0 ? (int)ncores : 1,
+        .core = NULL, .peer_failed = no_peer_failed,
+    };
+    const char *allowed = faro_tun_str(FARO_TUN_TRANSPORTS);
+
+    printf("Transports (compiled in, in order of preference; probed as a singleton):\n");
+    for (int i = 0; faro_transports[i]; i++) {
+        const faro_tp_ops_t *ops = faro_transports[i];
+        faro_tp_t *tp = NULL;
+        faro_tp_attr_t attr;
+        char why[512] = "";
+        memset(&attr, 0, sizeof attr);
+
+        int rc = ops->init(&tp, &env, &attr, why, sizeof why);
+        /* wireup_done may narrow the attributes (e.g. a failed CMA probe) and
+         * removes names a transport published, so nothing is left behind. */
+        if (rc == FARO_TP_OK && ops->wireup_done(tp) < 0) {
+            snprintf(why, sizeof why, "wire-up failed after a successful init");
+            rc = FARO_TP_ERR;
+            ops->finalize(tp);
+        }
+        printf("  %-6s ", ops->name);
+        if (rc == FARO_TP_OK) {
+            printf("usable");
+            if (strcmp(ops->name, "self") != 0 && !listed(allowed, ops->name))
+                printf(" (but not in FARO_TRANSPORTS=%s)", allowed);
+            printf("\n");
+            print_attr(&attr);
+            ops->finalize(tp);
+        } else if (rc == FARO_TP_UNAVAILABLE) {
+            printf("unusable: %s\n", why[0] ? why : "(the transport gave no reason)");
+        } else {
+            printf("unusable: init failed (%d)%s%s\n", rc, why[0] ? ": " : "", why);
+        }
+    }
+    printf("\n");
+}
+
+/* Wrap text at about 76 columns with the given indent. */
+static void print_wrapped(const char *text, int indent)
+{
+    int col = indent;
+    printf("%*s", indent, "");
+    for (const char *p = text; *p;) {
+        while (*p == ' ')
+            p++;
+        size_t w = strcspn(p, " ");
+        if (w == 0)
+            break;
+        if (col > indent && col + 1 + (int)w > 76) {
+            printf("\n%*s", indent, "");
+            col = indent;
+        } else if (col > indent) {
+            putchar(' ');
+            col++;
+        }
+        fwrite(p, 1, w, stdout);
+        col += (int)w;
+        p += w;
+    }
+    putchar('\n');
+}
+
+static void show_tunables(int long_desc)
+{
+    printf("Tunables (environment variables; see faro-tunables(7)):\n");
+    for (int i = 0; i < FARO_TUN_COUNT; i++) {
+        const struct faro_tunable_desc *d = &faro_tunable_table[i];
+        enum faro_tun_id id = (enum faro_tun_id)i;
+        printf("  %s = ", d->name);
+        if (faro_tun_isset(id)) {
+            const char *text = faro_tun_str(id);
+            printf("%s", text);
+            long long v = faro_tun_int(id);
+            if (d->type == FARO_TUN_TYPE_SIZE)
+                printf(" (%lld bytes)", v);
+            else if (d->type == FARO_TUN_TYPE_ENUM || d->type == FARO_TUN_TYPE_BOOL)
+                printf(" (%lld)", v);
+            printf("   [set; default %s]\n", d->def[0] ? d->def : "empty");
+        } else {
+            printf("%s   [default]\n", d->def[0] ? d->def : "(empty)");
+        }
+        printf("      ");
+        faro_tun_describe_range(stdout, d, 0);
+        printf("\n");
+        print_wrapped(d->summary, 6);
+        if (long_desc)
+            print_wrapped(d->description, 10);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    int what = 0, all = 0, man = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--all") || !strcmp(a, "-a"))
+            all = 1;
+        else if (!strcmp(a, "--tunables"))
+            what |= SHOW_TUNABLES;
+        else if (!strcmp(a, "--transports"))
+            what |= SHOW_TRANSPORTS;
+        else if (!strcmp(a, "--man"))
+            man = 1;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+            printf("faro_info (Faro) %s\n", PACKAGE_VERSION);
+            return 0;
+        } else {
+            fprintf(stderr, "faro_info: unknown option '%s'; allowed: --all, --tunables, "
+                            "--transports, --man, --help, --version\n", a);
+            return 2;
+        }
+    }
+    if (man) {
+        /* The page documents the table, not this environment: no load needed. */
+        faro_tunables_man(stdout, PACKAGE_VERSION);
+        return fflush(stdout) == 0 ? 0 : 1;
+    }
+    if (what == 0)
+        what = SHOW_VERSION | SHOW_TRANSPORTS | SHOW_TUNABLES;
+
+    char err[512];
+    if (faro_tunables_load(err, sizeof err) != 0) {
+        faro_error("%s", err);
+        return 1;
+    }
+    faro_log_level = (int)faro_tun_int(FARO_TUN_VERBOSE);
+
+    if (what & SHOW_VERSION) {
+        printf("Faro %s\n", PACKAGE_VERSION);
+        printf("  build options: %s\n", FARO_BUILD_OPTIONS);
+        printf("  built with:    %s\n\n", FARO_BUILD_CC);
+    }
+    fflush(stdout); /* keep order with anything a transport prints on stderr */
+    if (what & SHOW_TRANSPORTS)
+        show_transports();
+    if (what & SHOW_TUNABLES)
+        show_tunables(all);
+    return fflush(stdout) == 0 ? 0 : 1;
+}

@@ -1,0 +1,53 @@
+#!/bin/sh
+# Checks faro_info against the tunables table: every tunable is listed, a set
+# value shows up, a bad value exits 1 with the library's message, the
+# transports section names every compiled-in transport, and --man matches the
+# generated man/faro-tunables.7. Run from the top of the build tree.
+#   exit 0 pass, 1 fail, 99 hard error
+
+srcdir=${srcdir:-.}
+info=./faro_info
+[ -x "$info" ] || { echo "ERROR: $info is missing; run make first" >&2; exit 99; }
+def=$srcdir/src/runtime/tunables.def
+
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# Start clean: a stray FARO_* of the caller would change the output.
+for v in $(env | sed -n 's/^\(FARO_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
+
+out=$("$info" --all) || fail "faro_info --all exited $?"
+for id in $(sed -n 's/^FARO_TUNABLE(\([A-Z0-9_]*\),.*/\1/p' "$def"); do
+    echo "$out" | grep -q "^  FARO_$id = " || fail "FARO_$id is not listed"
+done
+echo "$out" | grep -q "^Faro " || fail "no version line"
+echo "$out" | grep -q "^  self  *usable" || fail "the self transport is not shown usable"
+for tp in shm tcp; do
+    echo "$out" | grep -Eq "^  $tp  *(usable|unusable: .)" || fail "transport $tp is not reported"
+done
+
+out=$(FARO_EAGER_LIMIT=16k "$info" --tunables) || fail "a good value was refused"
+echo "$out" | grep -q "^  FARO_EAGER_LIMIT = 16k (16384 bytes)   \[set" || fail "FARO_EAGER_LIMIT=16k not shown as set"
+
+err=$(FARO_WAIT_POLICY=fast "$info" --tunables 2>&1 >/dev/null)
+rc=$?
+[ $rc -eq 1 ] || fail "a bad value exited $rc, not 1"
+case $err in
+    *"FARO_WAIT_POLICY=fast is invalid: expected one of spin, yield, auto"*) ;;
+    *) fail "unexpected message for a bad value: $err" ;;
+esac
+
+err=$(FARO_EAGR_LIMIT=1 "$info" --tunables 2>&1 >/dev/null)
+case $err in
+    *"FARO_EAGR_LIMIT is not a Faro tunable (did you mean FARO_EAGER_LIMIT?)"*) ;;
+    *) fail "no warning for a misspelt name: $err" ;;
+esac
+
+"$info" --no-such-option >/dev/null 2>&1 && fail "an unknown option was accepted"
+
+if [ -f man/faro-tunables.7 ]; then
+    "$info" --man | cmp -s - man/faro-tunables.7 || fail "--man differs from man/faro-tunables.7"
+fi
+
+[ $failures -eq 0 ] || { echo "$failures check(s) failed" >&2; exit 1; }
+echo "faro_info: all checks passed"
