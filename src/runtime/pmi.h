@@ -1,0 +1,39 @@
+/*
+ * PMI-1 client: how a rank learns who it is and exchanges addresses.
+ *
+ * Speaks the PMI-1 "simple" wire protocol over the file descriptor named by
+ * PMI_FD (set by Faro's mpiexec, MPICH's Hydra, or any PMI-1 process manager),
+ * with PMI_RANK and PMI_SIZE in the environment. Without PMI_FD the process is
+ * a singleton: rank 0 of 1, with an in-process key-value store, so every call
+ * below still works.
+ *
+ * All calls block (they are request/response on the PMI socket) and are only
+ * made from MPI_Init, MPI_Finalize and MPI_Abort, never on the message path.
+ * Keys and values are printable text without spaces or '=' (binary data is
+ * hex-encoded by the caller); the limits come from get_maxes.
+ */
+#ifndef FARO_PMI_H
+#define FARO_PMI_H
+
+#include <stddef.h>
+
+struct faro_pmi_info {
+    int rank, size, appnum;
+    int singleton;           /* 1 when started without a process manager */
+    char kvsname[256];
+    int key_max, val_max;    /* from get_maxes */
+};
+
+/* Returns 0, or -1 with a one-line reason in err. */
+int faro_pmi_init(struct faro_pmi_info *info, char *err, size_t errlen);
+int faro_pmi_put(const char *key, const char *val);
+/* Commits this rank's puts and waits for every rank: gets after it see all puts. */
+int faro_pmi_barrier(void);
+/* Returns 0 and the value, or -1 when the key is unknown or the manager is gone. */
+int faro_pmi_get(const char *key, char *val, size_t vallen);
+/* Ask the process manager to end the whole job with this code and message. Does
+ * not return when the manager acts; returns -1 when there is none (singleton). */
+int faro_pmi_abort(int code, const char *msg);
+int faro_pmi_finalize(void);
+
+#endif

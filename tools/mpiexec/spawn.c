@@ -1,0 +1,177 @@
+/*
+ * Starting ranks: one socketpair (PMI) and two pipes (stdout, stderr) per rank,
+ * then fork/exec. Every descriptor mpiexec opens is close-on-exec, so a rank
+ * inherits only its own three plus stdin.
+ */
+#include "config.h"
+
+#include "mpiexec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int mpx_make_kvsname(char *buf, size_t len)
+{
+    unsigned char r[4];
+    if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+        /* Uniqueness only needs the pid plus something that differs per run. */
+        unsigned x = (unsigned)getpid() * 2654435761u ^ (unsigned)mpx_now_ms();
+        memcpy(r, &x, sizeof r);
+    }
+    int n = snprintf(buf, len, "faro-%ld-%02x%02x%02x%02x", (long)getpid(), r[0], r[1], r[2],
+                     r[3]);
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+static int spawn_executable(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* Look the command up as execvp will, so "not found" is one clear line from
+ * mpiexec rather than N lines from N children. */
+int mpx_check_program(const struct mpx_opts *o)
+{
+    const char *cmd = o->prefix ? o->prefix[0] : o->argv[0];
+    struct stat st;
+    if (strchr(cmd, '/')) {
+        if (stat(cmd, &st) < 0) {
+            fprintf(stderr, "mpiexec: cannot run '%s': %s\n", cmd, strerror(errno));
+            return MPX_EXIT_NOTFOUND;
+        }
+        if (!spawn_executable(cmd)) {
+            fprintf(stderr, "mpiexec: cannot run '%s': %s\n", cmd,
+                    S_ISDIR(st.st_mode) ? "it is a directory" : "it is not executable (chmod +x?)");
+            return MPX_EXIT_NOEXEC;
+        }
+        return 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    char full[4096];
+    for (const char *p = path; *p;) {
+        const char *colon = strchr(p, ':');
+        size_t dlen = colon ? (size_t)(colon - p) : strlen(p);
+        snprintf(full, sizeof full, "%.*s/%s", (int)dlen, dlen ? p : ".", cmd);
+        if (spawn_executable(full))
+            return 0;
+        p += dlen + (colon ? 1 : 0);
+        if (colon && !*p && spawn_executable(cmd)) /* trailing ':' means cwd */
+            return 0;
+    }
+    fprintf(stderr, "mpiexec: cannot run '%s': command not found in PATH (%s)\n", cmd, path);
+    return MPX_EXIT_NOTFOUND;
+}
+
+static void spawn_setenv_int(const char *name, int v)
+{
+    char s[16];
+    snprintf(s, sizeof s, "%d", v);
+    setenv(name, s, 1);
+}
+
+/* In the child, between fork and exec: only async-signal-safe-enough calls on
+ * a single-threaded parent's copy. Never returns. */
+static void spawn_child(struct mpx_job *job, int rank, int pmi_fd, int out_fd, int err_fd,
+                        pid_t parent, const sigset_t *mask)
+{
+    /* Die with mpiexec, even when it is killed with SIGKILL. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(1);
+
+    if (dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
+        _exit(126);
+    if (rank != 0) {
+        int null = open("/dev/null", O_RDONLY);
+        if (null < 0 || dup2(null, 0) < 0)
+            _exit(126);
+        if (null > 2)
+            close(null);
+    }
+    fcntl(pmi_fd, F_SETFD, 0); /* the one descriptor that must survive exec */
+
+    const struct mpx_opts *o = &job->opts;
+    for (size_t i = 0; i < o->nenv; i++)
+        putenv(o->env[i]);
+    spawn_setenv_int("PMI_FD", pmi_fd);
+    spawn_setenv_int("PMI_RANK", rank);
+    spawn_setenv_int("PMI_SIZE", job->np);
+    setenv("PMI_SPAWNED", "0", 1);
+    /* Hydra's names for the node-local rank; all ranks are local for now. */
+    spawn_setenv_int("MPI_LOCALRANKID", rank);
+    spawn_setenv_int("MPI_LOCALNRANKS", job->np);
+
+    signal(SIGPIPE, SIG_DFL);
+    sigprocmask(SIG_SETMASK, mask, NULL);
+
+    size_t np = 0, na = 0;
+    while (o->prefix && o->prefix[np])
+        np++;
+    while (o->argv[na])
+        na++;
+    char **argv = malloc((np + na + 1) * sizeof *argv);
+    if (!argv)
+        _exit(126);
+    if (np)
+        memcpy(argv, o->prefix, np * sizeof *argv);
+    memcpy(argv + np, o->argv, (na + 1) * sizeof *argv);
+    execvp(argv[0], argv);
+    int e = errno;
+    fprintf(stderr, "mpiexec: rank %d: cannot execute '%s': %s\n", rank, argv[0], strerror(e));
+    _exit(e == ENOENT ? MPX_EXIT_NOTFOUND : MPX_EXIT_NOEXEC);
+}
+
+static void spawn_nonblock(int fd)
+{
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+int mpx_spawn(struct mpx_job *job, const sigset_t *child_mask)
+{
+    pid_t self = getpid();
+    for (int i = 0; i < job->np; i++) {
+        struct mpx_rank *r = &job->ranks[i];
+        int sv[2], po[2], pe[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
+            pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0) {
+            mpx_job_fail(job, 1, "mpiexec: cannot create the descriptors of rank %d: %s%s", i,
+                         strerror(errno), errno == EMFILE ? " (raise the limit: ulimit -n)" : "");
+            return -1;
+        }
+        pid_t pid = fork();
+        if (pid < 0) {
+            mpx_job_fail(job, 1, "mpiexec: cannot start rank %d: fork: %s", i, strerror(errno));
+            close(sv[0]), close(sv[1]), close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
+            return -1;
+        }
+        if (pid == 0)
+            spawn_child(job, i, sv[1], po[1], pe[1], self, child_mask);
+        close(sv[1]);
+        close(po[1]);
+        close(pe[1]);
+        spawn_nonblock(sv[0]);
+        spawn_nonblock(po[0]);
+        spawn_nonblock(pe[0]);
+        r->rank = i;
+        r->pid = pid;
+        r->pmi_fd = sv[0];
+        faro_pmi_reader_init(&r->reader, sv[0]);
+        mpx_stream_init(&r->out, po[0], 1, i);
+        mpx_stream_init(&r->err, pe[0], 2, i);
+        job->alive++;
+        if (job->opts.verbose)
+            fprintf(stderr, "mpiexec: rank %d started as pid %ld\n", i, (long)pid);
+    }
+    return 0;
+}
