@@ -1,0 +1,132 @@
+#include "p2p/match.h"
+
+#include <stdlib.h>
+
+#include "mpi.h"
+#include "p2p/request.h"
+
+/* Contexts are small integers handed out by the communicator layer, so a
+ * growable array indexed by context is both the simplest and fastest map. */
+static struct faro_mq **mq_table;
+static uint32_t mq_cap;
+
+struct faro_mq *faro_mq_get(uint32_t ctx)
+{
+    if (ctx < mq_cap && mq_table[ctx])
+        return mq_table[ctx];
+    if (ctx >= mq_cap) {
+        uint32_t cap = mq_cap ? mq_cap : 16;
+        while (cap <= ctx)
+            cap *= 2;
+        struct faro_mq **t = realloc(mq_table, cap * sizeof *t);
+        if (!t)
+            return NULL;
+        for (uint32_t i = mq_cap; i < cap; i++)
+            t[i] = NULL;
+        mq_table = t;
+        mq_cap = cap;
+    }
+    mq_table[ctx] = calloc(1, sizeof(struct faro_mq));
+    return mq_table[ctx];
+}
+
+void faro_mq_free_all(void)
+{
+    for (uint32_t i = 0; i < mq_cap; i++) {
+        struct faro_mq *q = mq_table[i];
+        if (!q)
+            continue;
+        while (q->unexp) {
+            struct faro_unexp *u = q->unexp;
+            q->unexp = u->next;
+            free(u->data);
+            free(u);
+        }
+        free(q);
+    }
+    free(mq_table);
+    mq_table = NULL;
+    mq_cap = 0;
+}
+
+static inline int matches(int want_src, int want_tag, int src, int tag)
+{
+    return (want_src == src || want_src == MPI_ANY_SOURCE) &&
+           (want_tag == tag || (want_tag == MPI_ANY_TAG && tag >= 0));
+}
+
+void faro_mq_post(struct faro_mq *q, struct faro_request *r)
+{
+    r->next = NULL;
+    if (q->posted_tail)
+        q->posted_tail->next = r;
+    else
+        q->posted = r;
+    q->posted_tail = r;
+}
+
+struct faro_request *faro_mq_take_posted(struct faro_mq *q, int src, int tag)
+{
+    struct faro_request *prev = NULL;
+    for (struct faro_request *r = q->posted; r; prev = r, r = r->next) {
+        if (!matches(r->rank, r->tag, src, tag))
+            continue;
+        if (prev)
+            prev->next = r->next;
+        else
+            q->posted = r->next;
+        if (q->posted_tail == r)
+            q->posted_tail = prev;
+        r->next = NULL;
+        return r;
+    }
+    return NULL;
+}
+
+int faro_mq_unpost(struct faro_mq *q, struct faro_request *r)
+{
+    struct faro_request *prev = NULL;
+    for (struct faro_request *p = q->posted; p; prev = p, p = p->next) {
+        if (p != r)
+            continue;
+        if (prev)
+            prev->next = p->next;
+        else
+            q->posted = p->next;
+        if (q->posted_tail == p)
+            q->posted_tail = prev;
+        p->next = NULL;
+        return 1;
+    }
+    return 0;
+}
+
+void faro_mq_add_unexp(struct faro_mq *q, struct faro_unexp *u)
+{
+    u->next = NULL;
+    if (q->unexp_tail)
+        q->unexp_tail->next = u;
+    else
+        q->unexp = u;
+    q->unexp_tail = u;
+}
+
+struct faro_unexp *faro_mq_find_unexp(struct faro_mq *q, int src, int tag, int take)
+{
+    struct faro_unexp *prev = NULL;
+    for (struct faro_unexp *u = q->unexp; u; prev = u, u = u->next) {
+        if (!matches(src, tag, u->h.m.src, u->h.m.tag))
+            continue;
+        if (take) {
+            if (prev)
+                prev->next = u->next;
+            else
+                q->unexp = u->next;
+            if (q->unexp_tail == u)
+                q->unexp_tail = prev;
+            u->next = NULL;
+        }
+        return u;
+    }
+    return NULL;
+}

@@ -1,0 +1,50 @@
+/*
+ * Matching: per communicator context, the queue of posted receives (in post
+ * order) and the queue of unexpected messages (in arrival order). MPI's
+ * non-overtaking rule holds because transports deliver each peer's messages in
+ * order and both queues are searched from the front.
+ */
+#ifndef FARO_P2P_MATCH_H
+#define FARO_P2P_MATCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "p2p/header.h"
+
+struct faro_request;
+
+/* A message that arrived before its receive was posted (or a matched eager
+ * message whose continuation fragments are still arriving). */
+struct faro_unexp {
+    struct faro_unexp *next;
+    unsigned kind;             /* FARO_AM_EAGER or FARO_AM_RTS */
+    int peer;                  /* job rank of the sender */
+    struct faro_hdr_rts h;     /* h.m for EAGER */
+    char *data;                /* EAGER: the payload so far */
+    size_t have;               /* EAGER: bytes arrived */
+    struct faro_request *req;  /* matched receive still taking fragments */
+};
+
+struct faro_mq {
+    struct faro_request *posted, *posted_tail;
+    struct faro_unexp *unexp, *unexp_tail;
+};
+
+/* The queues of a context, created on first use (a message may arrive for a
+ * communicator this rank has not finished creating). */
+struct faro_mq *faro_mq_get(uint32_t ctx);
+void faro_mq_free_all(void);
+
+void faro_mq_post(struct faro_mq *q, struct faro_request *r);
+/* First posted receive matching (src, tag) of an arrived message; removed. */
+struct faro_request *faro_mq_take_posted(struct faro_mq *q, int src, int tag);
+/* Removes r if still posted; returns 1 if it was. */
+int faro_mq_unpost(struct faro_mq *q, struct faro_request *r);
+
+void faro_mq_add_unexp(struct faro_mq *q, struct faro_unexp *u);
+/* First unexpected message matching (src, tag), either may be a wildcard;
+ * removed when take is set. */
+struct faro_unexp *faro_mq_find_unexp(struct faro_mq *q, int src, int tag, int take);
+
+#endif

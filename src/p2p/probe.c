@@ -1,0 +1,188 @@
+/*
+ * Probe and matched receive. A probe looks at the unexpected queue only: a
+ * message that has arrived but is not yet matched is exactly what it reports.
+ * Mprobe takes the message out of the queue into an MPI_Message, so no other
+ * receive can match it.
+ */
+#include <stdlib.h>
+
+#include "p2p/pt2pt.h"
+
+struct faro_message {
+    struct faro_unexp *u;
+    MPI_Comm comm;
+};
+struct faro_message faro_mpi_message_no_proc;
+
+static void probe_status(const struct faro_unexp *u, MPI_Status *st)
+{
+    if (st == MPI_STATUS_IGNORE)
+        return;
+    faro_status_empty(st);
+    st->MPI_SOURCE = u->h.m.src;
+    st->MPI_TAG = u->h.m.tag;
+    st->faro_count = (long long)u->h.m.len;
+}
+
+static void proc_null_status(MPI_Status *st)
+{
+    if (st == MPI_STATUS_IGNORE)
+        return;
+    faro_status_empty(st);
+    st->MPI_SOURCE = MPI_PROC_NULL;
+}
+
+/* Look once (after one progress poll) for a matching unexpected message. */
+static struct faro_unexp *look(MPI_Comm comm, int source, int tag, int take)
+{
+    struct faro_mq *q = faro_mq_get(comm->context_id);
+    struct faro_unexp *u = faro_mq_find_unexp(q, source, tag, take);
+    if (u)
+        return u;
+    faro_progress();
+    return faro_mq_find_unexp(q, source, tag, take);
+}
+
+static int check(const char *fn, int source, int tag, MPI_Comm comm)
+{
+    /* No buffer or datatype in a probe: check with a harmless one. */
+    return faro_check_p2p(fn, comm, "", 0, MPI_BYTE, source, tag, 1);
+}
+
+#pragma weak MPI_Iprobe = PMPI_Iprobe
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    int rc = check("MPI_Iprobe", source, tag, comm);
+    if (rc)
+        return rc;
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        proc_null_status(status);
+        return MPI_SUCCESS;
+    }
+    struct faro_unexp *u = look(comm, source, tag, 0);
+    *flag = u != NULL;
+    if (u)
+        probe_status(u, status);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Probe = PMPI_Probe
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    int rc = check("MPI_Probe", source, tag, comm);
+    if (rc)
+        return rc;
+    if (source == MPI_PROC_NULL) {
+        proc_null_status(status);
+        return MPI_SUCCESS;
+    }
+    struct faro_unexp *u;
+    while (!(u = look(comm, source, tag, 0)))
+        faro_progress_idle(0);
+    probe_status(u, status);
+    return MPI_SUCCESS;
+}
+
+static int make_message(struct faro_unexp *u, MPI_Comm comm, MPI_Message *message)
+{
+    struct faro_message *m = malloc(sizeof *m);
+    if (!m)
+        return faro_err(comm, MPI_ERR_NO_MEM, "MPI_Mprobe: out of memory");
+    m->u = u;
+    m->comm = comm;
+    *message = m;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Improbe = PMPI_Improbe
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                 MPI_Status *status)
+{
+    int rc = check("MPI_Improbe", source, tag, comm);
+    if (rc)
+        return rc;
+    if (source == MPI_PROC_NULL) {
+        *flag = 1;
+        *message = MPI_MESSAGE_NO_PROC;
+        proc_null_status(status);
+        return MPI_SUCCESS;
+    }
+    struct faro_unexp *u = look(comm, source, tag, 1);
+    *flag = u != NULL;
+    if (!u)
+        return MPI_SUCCESS;
+    probe_status(u, status);
+    return make_message(u, comm, message);
+}
+
+#pragma weak MPI_Mprobe = PMPI_Mprobe
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    int rc = check("MPI_Mprobe", source, tag, comm);
+    if (rc)
+        return rc;
+    if (source == MPI_PROC_NULL) {
+        *message = MPI_MESSAGE_NO_PROC;
+        proc_null_status(status);
+        return MPI_SUCCESS;
+    }
+    struct faro_unexp *u;
+    while (!(u = look(comm, source, tag, 1)))
+        faro_progress_idle(0);
+    probe_status(u, status);
+    return make_message(u, comm, message);
+}
+
+#pragma weak MPI_Imrecv = PMPI_Imrecv
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
+                MPI_Request *request)
+{
+    if (!message || *message == MPI_MESSAGE_NULL)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
+                        "MPI_Imrecv: message is MPI_MESSAGE_NULL (already received?)");
+    struct faro_request *r;
+    if (*message == MPI_MESSAGE_NO_PROC) {
+        int rc = faro_post("MPI_Imrecv", FARO_REQ_RECV, 0, buf, count, type, MPI_PROC_NULL, 0,
+                           MPI_COMM_SELF, 0, &r);
+        if (rc == MPI_SUCCESS) {
+            *message = MPI_MESSAGE_NULL;
+            *request = r;
+        }
+        return rc;
+    }
+    struct faro_message *m = *message;
+    int rc = faro_check_p2p("MPI_Imrecv", m->comm, buf, count, type, MPI_ANY_SOURCE,
+                            MPI_ANY_TAG, 1);
+    if (rc)
+        return rc;
+    r = faro_req_alloc(FARO_REQ_RECV, m->comm);
+    if (!r)
+        return faro_err(m->comm, MPI_ERR_NO_MEM, "MPI_Imrecv: out of memory");
+    r->ubuf = buf;
+    r->count = count;
+    r->type = type;
+    r->rank = m->u->h.m.src;
+    r->tag = m->u->h.m.tag;
+    rc = faro_recv_prepare(r);
+    if (rc) {
+        faro_req_release(r);
+        return rc;
+    }
+    faro_recv_take_unexp(r, m->u);
+    free(m);
+    *message = MPI_MESSAGE_NULL;
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Mrecv = PMPI_Mrecv
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
+               MPI_Status *status)
+{
+    MPI_Request r;
+    int rc = PMPI_Imrecv(buf, count, type, message, &r);
+    if (rc)
+        return rc;
+    return faro_wait_release("MPI_Mrecv", r, status);
+}

@@ -1,0 +1,273 @@
+/*
+ * MPI point-to-point entry points: argument checks, then requests handed to
+ * the protocols (send.c, recv.c). Blocking calls are the nonblocking ones
+ * plus a wait.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "p2p/pt2pt.h"
+#include "p2p/request.h"
+
+int faro_check_p2p(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype type,
+                   int rank, int tag, int is_recv)
+{
+    if (!faro.initialized || faro.finalized)
+        faro_fatal(MPI_ERR_OTHER, "%s called %s", fn,
+                   faro.finalized ? "after MPI_Finalize" : "before MPI_Init");
+    if (faro_comm_check(comm))
+        return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: %s", fn,
+                        comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL"
+                                              : "argument is not a valid communicator");
+    if (count < 0)
+        return faro_err(comm, MPI_ERR_COUNT, "%s: count %d is negative", fn, count);
+    if (faro_type_check(type))
+        return faro_err(comm, MPI_ERR_TYPE, "%s: %s", fn,
+                        type == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL"
+                                                  : "argument is not a committed datatype");
+    if (!buf && count > 0 && type->size > 0 && type->predefined)
+        return faro_err(comm, MPI_ERR_BUFFER, "%s: buffer is NULL but count is %d", fn, count);
+    int ok_rank = (rank >= 0 && rank < comm->size) || rank == MPI_PROC_NULL ||
+                  (is_recv && rank == MPI_ANY_SOURCE);
+    if (!ok_rank)
+        return faro_err(comm, MPI_ERR_RANK,
+                        "%s: %s %d is invalid (communicator size %d: 0..%d, MPI_PROC_NULL%s)", fn,
+                        is_recv ? "source" : "destination", rank, comm->size, comm->size - 1,
+                        is_recv ? ", MPI_ANY_SOURCE" : "");
+    if (!((tag >= 0 && tag <= FARO_TAG_UB) || (is_recv && tag == MPI_ANY_TAG)))
+        return faro_err(comm, MPI_ERR_TAG, "%s: tag %d is invalid (0..MPI_TAG_UB=%d%s)", fn, tag,
+                        FARO_TAG_UB, is_recv ? ", MPI_ANY_TAG" : "");
+    return MPI_SUCCESS;
+}
+
+int faro_send_prepare(struct faro_request *r)
+{
+    MPI_Datatype t = r->type;
+    r->peer = faro_comm_world_rank(r->comm, r->rank);
+    r->len = (size_t)r->count * t->size;
+    if (t->contig || r->count == 0) {
+        r->data = (char *)r->ubuf;
+        return MPI_SUCCESS;
+    }
+    r->tmp = malloc(r->len ? r->len : 1);
+    if (!r->tmp)
+        return faro_err(r->comm, MPI_ERR_NO_MEM, "out of memory packing %zu bytes", r->len);
+    faro_type_pack(r->ubuf, (size_t)r->count, t, r->tmp);
+    r->data = r->tmp;
+    return MPI_SUCCESS;
+}
+
+int faro_recv_prepare(struct faro_request *r)
+{
+    MPI_Datatype t = r->type;
+    r->len = (size_t)r->count * t->size;
+    if (t->contig || r->count == 0) {
+        r->data = r->ubuf;
+        return MPI_SUCCESS;
+    }
+    r->tmp = malloc(r->len ? r->len : 1);
+    if (!r->tmp)
+        return faro_err(r->comm, MPI_ERR_NO_MEM, "out of memory staging %zu bytes", r->len);
+    r->data = r->tmp;
+    return MPI_SUCCESS;
+}
+
+/* Start (or restart, for persistent requests) an operation already described
+ * by r's user fields. */
+int faro_req_start(struct faro_request *r)
+{
+    r->complete = 0;
+    r->pending = 0;
+    r->off = r->total = r->received = 0;
+    r->inflight = 0;
+    r->reg = NULL;
+    free(r->tmp);
+    r->tmp = NULL;
+    faro_status_empty(&r->status);
+    if (r->rank == MPI_PROC_NULL) {
+        r->status.MPI_SOURCE = MPI_PROC_NULL;
+        r->complete = 1;
+        return MPI_SUCCESS;
+    }
+    if (r->kind == FARO_REQ_SEND) {
+        if (r->mode == FARO_MODE_BUFFERED)
+            return faro_bsend_start(r);
+        int rc = faro_send_prepare(r);
+        return rc ? rc : faro_send_start(r);
+    }
+    int rc = faro_recv_prepare(r);
+    return rc ? rc : faro_recv_start(r);
+}
+
+int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
+              MPI_Datatype type, int rank, int tag, MPI_Comm comm, int persistent,
+              struct faro_request **out)
+{
+    int rc = faro_check_p2p(fn, comm, buf, count, type, rank, tag, kind == FARO_REQ_RECV);
+    if (rc)
+        return rc;
+    struct faro_request *r = faro_req_alloc(kind, comm);
+    if (!r)
+        return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory for a request", fn);
+    r->mode = (uint8_t)mode;
+    r->ubuf = (void *)buf;
+    r->count = count;
+    r->type = type;
+    r->rank = rank;
+    r->tag = tag;
+    r->persistent = (uint8_t)persistent;
+    *out = r;
+    if (persistent) {
+        r->complete = 1; /* inactive */
+        return MPI_SUCCESS;
+    }
+    rc = faro_req_start(r);
+    if (rc) {
+        faro_req_release(r);
+        *out = NULL;
+    }
+    return rc;
+}
+
+/* ---- blocking ---- */
+
+static int blocking(const char *fn, int kind, int mode, const void *buf, int count,
+                    MPI_Datatype type, int rank, int tag, MPI_Comm comm, MPI_Status *st)
+{
+    struct faro_request *r;
+    int rc = faro_post(fn, kind, mode, buf, count, type, rank, tag, comm, 0, &r);
+    if (rc)
+        return rc;
+    return faro_wait_release(fn, r, st);
+}
+
+#pragma weak MPI_Send = PMPI_Send
+int PMPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    return blocking("MPI_Send", FARO_REQ_SEND, FARO_MODE_STANDARD, buf, count, type, dest, tag,
+                    comm, MPI_STATUS_IGNORE);
+}
+
+#pragma weak MPI_Ssend = PMPI_Ssend
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    return blocking("MPI_Ssend", FARO_REQ_SEND, FARO_MODE_SYNC, buf, count, type, dest, tag,
+                    comm, MPI_STATUS_IGNORE);
+}
+
+/* A ready send may assume the receive is posted; the standard protocol is
+ * always correct for it. */
+#pragma weak MPI_Rsend = PMPI_Rsend
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    return blocking("MPI_Rsend", FARO_REQ_SEND, FARO_MODE_READY, buf, count, type, dest, tag,
+                    comm, MPI_STATUS_IGNORE);
+}
+
+#pragma weak MPI_Bsend = PMPI_Bsend
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+{
+    return blocking("MPI_Bsend", FARO_REQ_SEND, FARO_MODE_BUFFERED, buf, count, type, dest, tag,
+                    comm, MPI_STATUS_IGNORE);
+}
+
+#pragma weak MPI_Recv = PMPI_Recv
+int PMPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+              MPI_Status *status)
+{
+    return blocking("MPI_Recv", FARO_REQ_RECV, 0, buf, count, type, source, tag, comm, status);
+}
+
+/* ---- nonblocking ---- */
+
+#define NONBLOCKING_SEND(NAME, MODE)                                                          \
+    _Pragma(FARO_STR(weak MPI_##NAME = PMPI_##NAME))                                          \
+    int PMPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,         \
+                    MPI_Comm comm, MPI_Request *request)                                      \
+    {                                                                                         \
+        return faro_post("MPI_" #NAME, FARO_REQ_SEND, MODE, buf, count, type, dest, tag,      \
+                         comm, 0, request);                                                   \
+    }
+#define FARO_STR(x) #x
+
+NONBLOCKING_SEND(Isend, FARO_MODE_STANDARD)
+NONBLOCKING_SEND(Issend, FARO_MODE_SYNC)
+NONBLOCKING_SEND(Irsend, FARO_MODE_READY)
+NONBLOCKING_SEND(Ibsend, FARO_MODE_BUFFERED)
+
+#pragma weak MPI_Irecv = PMPI_Irecv
+int PMPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+               MPI_Request *request)
+{
+    return faro_post("MPI_Irecv", FARO_REQ_RECV, 0, buf, count, type, source, tag, comm, 0,
+                     request);
+}
+
+/* ---- persistent ---- */
+
+#define PERSISTENT_SEND(NAME, MODE)                                                           \
+    _Pragma(FARO_STR(weak MPI_##NAME = PMPI_##NAME))                                          \
+    int PMPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,         \
+                    MPI_Comm comm, MPI_Request *request)                                      \
+    {                                                                                         \
+        return faro_post("MPI_" #NAME, FARO_REQ_SEND, MODE, buf, count, type, dest, tag,      \
+                         comm, 1, request);                                                   \
+    }
+
+PERSISTENT_SEND(Send_init, FARO_MODE_STANDARD)
+PERSISTENT_SEND(Ssend_init, FARO_MODE_SYNC)
+PERSISTENT_SEND(Rsend_init, FARO_MODE_READY)
+PERSISTENT_SEND(Bsend_init, FARO_MODE_BUFFERED)
+
+#pragma weak MPI_Recv_init = PMPI_Recv_init
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    return faro_post("MPI_Recv_init", FARO_REQ_RECV, 0, buf, count, type, source, tag, comm, 1,
+                     request);
+}
+
+/* ---- combined ---- */
+
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                  int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    struct faro_request *rr, *sr;
+    int rc = faro_post("MPI_Sendrecv", FARO_REQ_RECV, 0, recvbuf, recvcount, recvtype, source,
+                       recvtag, comm, 0, &rr);
+    if (rc)
+        return rc;
+    rc = faro_post("MPI_Sendrecv", FARO_REQ_SEND, FARO_MODE_STANDARD, sendbuf, sendcount,
+                   sendtype, dest, sendtag, comm, 0, &sr);
+    if (rc) {
+        PMPI_Cancel(&rr);
+        FARO_WAIT_UNTIL(rr->complete);
+        faro_req_release(rr);
+        return rc;
+    }
+    FARO_WAIT_UNTIL(sr->complete && rr->complete);
+    faro_req_release(sr);
+    return faro_wait_release("MPI_Sendrecv", rr, status);
+}
+
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    int rc = faro_check_p2p("MPI_Sendrecv_replace", comm, buf, count, type, dest, sendtag, 0);
+    if (rc)
+        return rc;
+    size_t bytes = (size_t)count * type->size;
+    void *copy = malloc(bytes ? bytes : 1);
+    if (!copy)
+        return faro_err(comm, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace: out of memory (%zu bytes)",
+                        bytes);
+    faro_type_pack(buf, (size_t)count, type, copy);
+    MPI_Datatype packed = MPI_BYTE;
+    rc = PMPI_Sendrecv(copy, (int)bytes, packed, dest, sendtag, buf, count, type, source,
+                       recvtag, comm, status);
+    free(copy);
+    return rc;
+}

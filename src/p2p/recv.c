@@ -1,0 +1,228 @@
+/*
+ * Receiver side of the protocols: arrival handlers, matching, and delivery
+ * into the user's buffer. A message longer than the receive buffer is
+ * truncated to it and reported as MPI_ERR_TRUNCATE; the rest is dropped but
+ * the protocol still runs to its end so the sender completes.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "p2p/header.h"
+#include "p2p/match.h"
+#include "p2p/request.h"
+
+static void set_status(struct faro_request *r, const struct faro_hdr_match *m)
+{
+    r->status.MPI_SOURCE = m->src;
+    r->status.MPI_TAG = m->tag;
+    if (m->len > r->len) {
+        r->status.MPI_ERROR = MPI_ERR_TRUNCATE;
+        r->status.faro_count = (long long)r->len;
+    } else {
+        r->status.faro_count = (long long)m->len;
+    }
+}
+
+static inline void copy_in(struct faro_request *r, size_t off, const void *src, size_t n)
+{
+    if (off >= r->len)
+        return;
+    if (n > r->len - off)
+        n = r->len - off;
+    memcpy(r->data + off, src, n);
+}
+
+void faro_recv_finish(struct faro_request *r)
+{
+    if (r->tmp)
+        faro_type_unpack(r->tmp, (size_t)r->status.faro_count, r->ubuf, r->type);
+    faro_req_complete(r);
+}
+
+static void send_ack(int peer, uint64_t sreq, unsigned kind)
+{
+    struct faro_hdr_ack a = {.sreq = sreq};
+    faro_send_ctrl(peer, kind, &a, sizeof a);
+}
+
+/* ---- rendezvous ---- */
+
+static void get_done(void *arg, int status)
+{
+    struct faro_request *r = arg;
+    faro.outstanding--;
+    if (status < 0)
+        faro_tp_failed(r->peer, "a single-copy get", status);
+    send_ack(r->peer, r->rreq, FARO_AM_FIN);
+    faro_recv_finish(r);
+}
+
+static void rndv_matched(struct faro_request *r, int peer, const struct faro_hdr_rts *h)
+{
+    struct faro_transport *t = faro.peers[peer].t;
+    set_status(r, &h->m);
+    r->peer = peer;
+    size_t n = (size_t)r->status.faro_count;
+    if (h->rkey_len && (t->attr.caps & FARO_TP_CAP_GET)) {
+        r->rreq = h->m.sreq; /* get_done answers FIN to this */
+        int rc = n ? t->ops->get(t->tp, peer, r->data, n, h->rkey, h->raddr, get_done, r)
+                   : FARO_TP_DONE;
+        if (rc == FARO_TP_OK) {
+            faro.outstanding++;
+            return;
+        }
+        if (rc == FARO_TP_DONE) {
+            send_ack(peer, h->m.sreq, FARO_AM_FIN);
+            faro_recv_finish(r);
+            return;
+        }
+        faro_tp_failed(peer, "a single-copy get", rc);
+    }
+    r->total = h->m.len;
+    r->received = 0;
+    struct faro_hdr_cts c = {.sreq = h->m.sreq, .rreq = (uintptr_t)r};
+    faro_send_ctrl(peer, FARO_AM_CTS, &c, sizeof c);
+}
+
+static void on_data(void *core, int peer, const void *hdr, size_t hdrlen, const void *data,
+                    size_t len)
+{
+    struct faro_hdr_data d;
+    memcpy(&d, hdr, sizeof d);
+    struct faro_request *r = (struct faro_request *)(uintptr_t)d.rreq;
+    copy_in(r, d.offset, data, len);
+    r->received += len;
+    if (r->received == r->total)
+        faro_recv_finish(r);
+}
+
+/* ---- eager ---- */
+
+/* Deliver the part of an eager message that is here; the rest, if any, comes
+ * as EAGER_CONT fragments tracked by the peer's eager_in. */
+static void eager_matched(struct faro_request *r, struct faro_unexp *u, const void *data,
+                          size_t have)
+{
+    set_status(r, &u->h.m);
+    r->peer = u->peer;
+    copy_in(r, 0, data, have);
+    if (u->h.m.flags & FARO_HDR_SYNC)
+        send_ack(u->peer, u->h.m.sreq, FARO_AM_ACK);
+    if (have == u->h.m.len) {
+        faro_recv_finish(r);
+        return;
+    }
+    u->req = r; /* continuation fragments go straight to r */
+}
+
+static void on_eager(void *core, int peer, const void *hdr, size_t hdrlen, const void *data,
+                     size_t len)
+{
+    struct faro_hdr_match m;
+    memcpy(&m, hdr, sizeof m);
+    struct faro_mq *q = faro_mq_get(m.ctx);
+    struct faro_request *r = faro_mq_take_posted(q, m.src, m.tag);
+    if (r && len == m.len) { /* the common case: no bookkeeping */
+        struct faro_unexp u = {.kind = FARO_AM_EAGER, .peer = peer};
+        u.h.m = m;
+        eager_matched(r, &u, data, len);
+        return;
+    }
+    struct faro_unexp *u = calloc(1, sizeof *u);
+    if (!u)
+        faro_fatal(MPI_ERR_NO_MEM, "out of memory for an arriving message of %zu bytes",
+                   (size_t)m.len);
+    u->kind = FARO_AM_EAGER;
+    u->peer = peer;
+    u->h.m = m;
+    u->have = len;
+    if (len < m.len)
+        faro.peers[peer].eager_in = u;
+    if (r) {
+        eager_matched(r, u, data, len);
+        return;
+    }
+    u->data = malloc(m.len ? m.len : 1);
+    if (!u->data)
+        faro_fatal(MPI_ERR_NO_MEM, "out of memory for an arriving message of %zu bytes",
+                   (size_t)m.len);
+    memcpy(u->data, data, len);
+    faro_mq_add_unexp(q, u);
+}
+
+static void on_eager_cont(void *core, int peer, const void *hdr, size_t hdrlen,
+                          const void *data, size_t len)
+{
+    struct faro_hdr_data d;
+    memcpy(&d, hdr, sizeof d);
+    struct faro_unexp *u = faro.peers[peer].eager_in;
+    if (u->req)
+        copy_in(u->req, d.offset, data, len);
+    else
+        memcpy(u->data + d.offset, data, len);
+    u->have += len;
+    if (u->have < u->h.m.len)
+        return;
+    faro.peers[peer].eager_in = NULL;
+    if (u->req) { /* matched: done with the record */
+        faro_recv_finish(u->req);
+        free(u->data);
+        free(u);
+    }
+}
+
+static void on_rts(void *core, int peer, const void *hdr, size_t hdrlen, const void *data,
+                   size_t len)
+{
+    struct faro_hdr_rts h;
+    memset(&h, 0, sizeof h);
+    memcpy(&h, hdr, hdrlen < sizeof h ? hdrlen : sizeof h);
+    struct faro_mq *q = faro_mq_get(h.m.ctx);
+    struct faro_request *r = faro_mq_take_posted(q, h.m.src, h.m.tag);
+    if (r) {
+        rndv_matched(r, peer, &h);
+        return;
+    }
+    struct faro_unexp *u = calloc(1, sizeof *u);
+    if (!u)
+        faro_fatal(MPI_ERR_NO_MEM, "out of memory for a rendezvous record");
+    u->kind = FARO_AM_RTS;
+    u->peer = peer;
+    u->h = h;
+    faro_mq_add_unexp(q, u);
+}
+
+/* A receive takes an unexpected message (posted late, or Mrecv). */
+void faro_recv_take_unexp(struct faro_request *r, struct faro_unexp *u)
+{
+    if (u->kind == FARO_AM_RTS) {
+        rndv_matched(r, u->peer, &u->h);
+        free(u);
+        return;
+    }
+    int done = u->have == u->h.m.len;
+    eager_matched(r, u, u->data, u->have);
+    if (done) {
+        free(u->data);
+        free(u);
+    }
+}
+
+int faro_recv_start(struct faro_request *r)
+{
+    struct faro_mq *q = faro_mq_get(r->comm->context_id);
+    struct faro_unexp *u = faro_mq_find_unexp(q, r->rank, r->tag, 1);
+    if (u)
+        faro_recv_take_unexp(r, u);
+    else
+        faro_mq_post(q, r);
+    return MPI_SUCCESS;
+}
+
+void faro_recv_handlers(struct faro_transport *t)
+{
+    t->ops->set_handler(t->tp, FARO_AM_EAGER, on_eager);
+    t->ops->set_handler(t->tp, FARO_AM_EAGER_CONT, on_eager_cont);
+    t->ops->set_handler(t->tp, FARO_AM_RTS, on_rts);
+    t->ops->set_handler(t->tp, FARO_AM_DATA, on_data);
+}

@@ -1,0 +1,82 @@
+/*
+ * Requests: one object per send or receive, from the post until the user sees
+ * it complete. The address of a request is its identity on the wire (sreq and
+ * rreq in the headers), so requests come from a pool and never move.
+ */
+#ifndef FARO_P2P_REQUEST_H
+#define FARO_P2P_REQUEST_H
+
+#include "core.h"
+
+enum faro_req_kind { FARO_REQ_SEND, FARO_REQ_RECV, FARO_REQ_DONE /* born complete */ };
+enum faro_send_mode { FARO_MODE_STANDARD, FARO_MODE_SYNC, FARO_MODE_READY, FARO_MODE_BUFFERED };
+
+#define FARO_REQ_MAGIC 0x52455121u
+
+struct faro_request {
+    uint32_t magic;
+    uint8_t kind, mode;
+    uint8_t persistent;    /* Send_init/Recv_init: survives completion */
+    uint8_t active;        /* persistent: started and not yet waited */
+    uint8_t user_freed;    /* MPI_Request_free while in flight: release on completion */
+    uint8_t internal;      /* owned by the library (buffered send), not the user */
+    volatile int complete;
+    int pending;           /* transport completions and replies still awaited */
+    MPI_Status status;
+    MPI_Comm comm;
+
+    /* what the user gave */
+    void *ubuf;
+    int count;
+    MPI_Datatype type;
+    int rank;              /* dest (send) or source (recv) in comm; may be a wildcard */
+    int tag;
+
+    /* the contiguous bytes on the wire */
+    char *data;            /* user buffer itself, or tmp */
+    size_t len;            /* send: bytes to send; recv: capacity */
+    void *tmp;             /* packed/staging copy for non-contiguous types */
+    int peer;              /* job rank of the partner */
+
+    /* rendezvous */
+    uint64_t rreq;         /* the receiver's request (pipeline) */
+    size_t off;            /* next byte to send (pipeline) */
+    size_t total, received;/* receive side of a pipeline */
+    int inflight;
+    void *reg;             /* mem_reg handle */
+
+    void (*on_complete)(struct faro_request *); /* internal requests */
+    void *ctx;
+    struct faro_request *next; /* posted queue / free list */
+};
+
+struct faro_request *faro_req_alloc(int kind, MPI_Comm comm);
+void faro_req_release(struct faro_request *r);
+/* Mark complete; frees it when the user already let go of it. */
+void faro_req_complete(struct faro_request *r);
+int faro_req_check(MPI_Request r); /* 0 when r is a live request */
+
+static inline void faro_status_empty(MPI_Status *s)
+{
+    s->MPI_SOURCE = MPI_ANY_SOURCE;
+    s->MPI_TAG = MPI_ANY_TAG;
+    s->MPI_ERROR = MPI_SUCCESS;
+    s->faro_cancelled = 0;
+    s->faro_count = 0;
+}
+
+/* send.c / recv.c: start the protocol for a prepared request */
+int faro_send_start(struct faro_request *r);
+int faro_recv_start(struct faro_request *r);
+/* Prepare data/len from the user's buffer (packs non-contiguous sends). */
+int faro_send_prepare(struct faro_request *r);
+int faro_recv_prepare(struct faro_request *r);
+/* A receive's bytes are all in: unpack, complete. */
+void faro_recv_finish(struct faro_request *r);
+/* Control message (header only) to a peer; never fails silently. */
+void faro_send_ctrl(int peer, unsigned kind, const void *hdr, size_t hdrlen);
+/* Installs the protocol handlers on a transport. */
+void faro_p2p_handlers(struct faro_transport *t);
+_Noreturn void faro_tp_failed(int peer, const char *op, int rc);
+
+#endif

@@ -1,0 +1,201 @@
+/*
+ * Sender side of the protocols.
+ *
+ * eager:      len <= the peer's eager limit. Header and payload in one
+ *             send_inline when they fit, otherwise isend fragments straight
+ *             from the user's buffer (EAGER then EAGER_CONT), all posted at
+ *             once so no other message to the peer can come between them.
+ * rendezvous: RTS with a remote key when the transport can expose the buffer;
+ *             the receiver either gets the data and answers FIN, or answers
+ *             CTS and the sender pipelines DATA fragments, at most
+ *             FARO_RNDV_PIPELINE_DEPTH in flight.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "p2p/header.h"
+#include "p2p/request.h"
+#include "runtime/log.h"
+
+void faro_tp_failed(int peer, const char *op, int rc)
+{
+    faro_fatal(MPI_ERR_OTHER, "%s to rank %d failed (transport %s, status %d)", op, peer,
+               faro.peers[peer].t->ops->name, rc);
+}
+
+static void ctrl_done(void *arg, int status)
+{
+    faro.outstanding--;
+    if (status < 0)
+        faro_fatal(MPI_ERR_OTHER, "a control message to rank %d failed", (int)(intptr_t)arg);
+}
+
+void faro_send_ctrl(int peer, unsigned kind, const void *hdr, size_t hdrlen)
+{
+    struct faro_transport *t = faro.peers[peer].t;
+    int rc = t->ops->send_inline(t->tp, peer, kind, hdr, hdrlen, NULL, 0);
+    if (rc == FARO_TP_DONE || rc == FARO_TP_OK)
+        return;
+    if (rc == FARO_TP_AGAIN) {
+        rc = t->ops->isend(t->tp, peer, kind, hdr, hdrlen, NULL, 0, ctrl_done,
+                           (void *)(intptr_t)peer);
+        if (rc == FARO_TP_OK)
+            faro.outstanding++;
+        if (rc == FARO_TP_OK || rc == FARO_TP_DONE)
+            return;
+    }
+    faro_tp_failed(peer, "sending a control message", rc);
+}
+
+/* One fragment of a send left the transport. */
+static void frag_done(void *arg, int status)
+{
+    struct faro_request *r = arg;
+    faro.outstanding--;
+    if (status < 0)
+        faro_tp_failed(r->peer, "a send", status);
+    if (--r->pending == 0)
+        faro_req_complete(r);
+}
+
+static int isend_frag(struct faro_request *r, struct faro_transport *t, unsigned kind,
+                      const void *hdr, size_t hdrlen, size_t off, size_t n,
+                      faro_tp_done_fn done)
+{
+    struct iovec iov = {r->data + off, n};
+    int rc = t->ops->isend(t->tp, r->peer, kind, hdr, hdrlen, &iov, n ? 1 : 0, done, r);
+    if (rc == FARO_TP_OK) {
+        faro.outstanding++;
+        return 1;
+    }
+    if (rc == FARO_TP_DONE)
+        return 0;
+    faro_tp_failed(r->peer, "a send", rc);
+}
+
+static int send_eager(struct faro_request *r, struct faro_peer *p)
+{
+    struct faro_transport *t = p->t;
+    struct faro_hdr_match h = {
+        .ctx = r->comm->context_id, .src = r->comm->rank, .tag = r->tag,
+        .flags = r->mode == FARO_MODE_SYNC ? FARO_HDR_SYNC : 0,
+        .len = r->len, .sreq = (uintptr_t)r,
+    };
+    if (!h.flags && sizeof h + r->len <= p->max_inline) {
+        int rc = t->ops->send_inline(t->tp, r->peer, FARO_AM_EAGER, &h, sizeof h, r->data,
+                                     r->len);
+        if (rc == FARO_TP_DONE || rc == FARO_TP_OK) {
+            faro_req_complete(r);
+            return MPI_SUCCESS;
+        }
+        if (rc != FARO_TP_AGAIN)
+            faro_tp_failed(r->peer, "an eager send", rc);
+    }
+    size_t max = t->attr.max_send;
+    size_t first = r->len < max ? r->len : max;
+    r->pending = 1 + (h.flags ? 1 : 0); /* the guard below, plus the ACK */
+    r->pending += isend_frag(r, t, FARO_AM_EAGER, &h, sizeof h, 0, first, frag_done);
+    for (size_t off = first; off < r->len; off += max) {
+        struct faro_hdr_data d = {.rreq = 0, .offset = off};
+        size_t n = r->len - off < max ? r->len - off : max;
+        r->pending += isend_frag(r, t, FARO_AM_EAGER_CONT, &d, sizeof d, off, n, frag_done);
+    }
+    if (--r->pending == 0)
+        faro_req_complete(r);
+    return MPI_SUCCESS;
+}
+
+static int send_rts(struct faro_request *r, struct faro_peer *p)
+{
+    struct faro_transport *t = p->t;
+    struct faro_hdr_rts h;
+    memset(&h, 0, sizeof h);
+    h.m = (struct faro_hdr_match){
+        .ctx = r->comm->context_id, .src = r->comm->rank, .tag = r->tag,
+        .len = r->len, .sreq = (uintptr_t)r,
+    };
+    if ((t->attr.caps & (FARO_TP_CAP_GET)) && t->attr.rkey_size <= sizeof h.rkey &&
+        t->ops->mem_reg(t->tp, r->data, r->len, h.rkey, &r->reg) == FARO_TP_OK) {
+        h.rkey_len = (uint8_t)t->attr.rkey_size;
+        h.raddr = (uintptr_t)r->data;
+    }
+    r->pending = 1; /* FIN, or the last DATA fragment */
+    faro_send_ctrl(r->peer, FARO_AM_RTS, &h, offsetof(struct faro_hdr_rts, rkey) + h.rkey_len);
+    return MPI_SUCCESS;
+}
+
+int faro_send_start(struct faro_request *r)
+{
+    struct faro_peer *p = &faro.peers[r->peer];
+    if (r->len <= p->eager_limit)
+        return send_eager(r, p);
+    return send_rts(r, p);
+}
+
+/* ---- replies the sender handles ---- */
+
+static void pipeline_pump(struct faro_request *r);
+
+static void pipeline_done(void *arg, int status)
+{
+    struct faro_request *r = arg;
+    faro.outstanding--;
+    if (status < 0)
+        faro_tp_failed(r->peer, "a rendezvous fragment", status);
+    r->inflight--;
+    pipeline_pump(r);
+}
+
+static void pipeline_pump(struct faro_request *r)
+{
+    struct faro_peer *p = &faro.peers[r->peer];
+    while (r->off < r->len && r->inflight < faro.depth) {
+        size_t n = r->len - r->off < p->frag ? r->len - r->off : p->frag;
+        struct faro_hdr_data d = {.rreq = r->rreq, .offset = r->off};
+        size_t off = r->off;
+        r->off += n;
+        r->inflight += isend_frag(r, p->t, FARO_AM_DATA, &d, sizeof d, off, n, pipeline_done);
+    }
+    if (r->off == r->len && r->inflight == 0 && r->pending) {
+        r->pending = 0;
+        faro_req_complete(r);
+    }
+}
+
+static void on_cts(void *core, int peer, const void *hdr, size_t hdrlen, const void *data,
+                   size_t len)
+{
+    struct faro_hdr_cts c;
+    memcpy(&c, hdr, sizeof c);
+    struct faro_request *r = (struct faro_request *)(uintptr_t)c.sreq;
+    r->rreq = c.rreq;
+    r->off = 0;
+    r->inflight = 0;
+    pipeline_pump(r);
+}
+
+/* FIN (rendezvous data was fetched) and ACK (synchronous eager send matched). */
+static void on_fin_ack(void *core, int peer, const void *hdr, size_t hdrlen, const void *data,
+                       size_t len)
+{
+    struct faro_hdr_ack a;
+    memcpy(&a, hdr, sizeof a);
+    struct faro_request *r = (struct faro_request *)(uintptr_t)a.sreq;
+    if (r->reg) {
+        struct faro_transport *t = faro.peers[r->peer].t;
+        t->ops->mem_dereg(t->tp, r->reg);
+        r->reg = NULL;
+    }
+    if (--r->pending == 0)
+        faro_req_complete(r);
+}
+
+void faro_recv_handlers(struct faro_transport *t);
+
+void faro_p2p_handlers(struct faro_transport *t)
+{
+    t->ops->set_handler(t->tp, FARO_AM_CTS, on_cts);
+    t->ops->set_handler(t->tp, FARO_AM_FIN, on_fin_ack);
+    t->ops->set_handler(t->tp, FARO_AM_ACK, on_fin_ack);
+    faro_recv_handlers(t);
+}

@@ -1,0 +1,337 @@
+/*
+ * Completion: Wait/Test families, Request_free, Cancel, Start. Every loop
+ * that waits runs the one progress engine and its wait policy.
+ */
+#include <string.h>
+
+#include "p2p/pt2pt.h"
+
+/* The error a completed request reports, raised through its communicator's
+ * errhandler; the status gets the code that MPI_Error_string explains. */
+static int req_error(const char *fn, struct faro_request *r)
+{
+    int cls = r->status.MPI_ERROR;
+    if (cls == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    int code;
+    if (cls == MPI_ERR_TRUNCATE)
+        code = faro_err(r->comm, cls,
+                        "%s: message from rank %d (tag %d) has %zu bytes but the receive buffer "
+                        "holds %zu (count %d): truncated",
+                        fn, r->status.MPI_SOURCE, r->status.MPI_TAG, r->total, r->len, r->count);
+    else
+        code = faro_err(r->comm, cls, "%s: request failed", fn);
+    r->status.MPI_ERROR = code;
+    return code;
+}
+
+/* Hand a complete request back to the user: status, then release or deactivate. */
+static int finish(const char *fn, MPI_Request *slot, MPI_Status *st)
+{
+    struct faro_request *r = *slot;
+    int rc = req_error(fn, r);
+    if (st != MPI_STATUS_IGNORE)
+        *st = r->status;
+    if (r->persistent) {
+        r->active = 0;
+    } else {
+        faro_req_release(r);
+        *slot = MPI_REQUEST_NULL;
+    }
+    return rc;
+}
+
+int faro_wait_release(const char *fn, struct faro_request *r, MPI_Status *st)
+{
+    FARO_WAIT_UNTIL(r->complete);
+    return finish(fn, &r, st);
+}
+
+/* Null and inactive persistent requests take part in no completion. */
+static inline int inactive(MPI_Request r)
+{
+    return r == MPI_REQUEST_NULL || (r->persistent && !r->active);
+}
+
+static int check_reqs(const char *fn, int count, MPI_Request reqs[])
+{
+    if (count < 0)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_COUNT, "%s: count %d is negative", fn, count);
+    if (count > 0 && !reqs)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "%s: request array is NULL", fn);
+    for (int i = 0; i < count; i++)
+        if (reqs[i] != MPI_REQUEST_NULL && faro_req_check(reqs[i]))
+            return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
+                            "%s: request %d is not a valid request (freed or never created)",
+                            fn, i);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Wait = PMPI_Wait
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    if (!request)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Wait: request pointer is NULL");
+    int rc = check_reqs("MPI_Wait", 1, request);
+    if (rc)
+        return rc;
+    if (inactive(*request)) {
+        if (status != MPI_STATUS_IGNORE)
+            faro_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    struct faro_request *r = *request;
+    FARO_WAIT_UNTIL(r->complete);
+    return finish("MPI_Wait", request, status);
+}
+
+#pragma weak MPI_Test = PMPI_Test
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    if (!request)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Test: request pointer is NULL");
+    int rc = check_reqs("MPI_Test", 1, request);
+    if (rc)
+        return rc;
+    if (inactive(*request)) {
+        *flag = 1;
+        if (status != MPI_STATUS_IGNORE)
+            faro_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (!(*request)->complete)
+        faro_progress();
+    *flag = (*request)->complete;
+    if (!*flag)
+        return MPI_SUCCESS;
+    return finish("MPI_Test", request, status);
+}
+
+static int complete_all(const char *fn, int count, MPI_Request reqs[], MPI_Status sts[])
+{
+    int err = 0;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[i];
+        if (inactive(reqs[i])) {
+            if (st)
+                faro_status_empty(st);
+            continue;
+        }
+        if (finish(fn, &reqs[i], st))
+            err = 1;
+    }
+    return err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+static int all_done(int count, MPI_Request reqs[])
+{
+    for (int i = 0; i < count; i++)
+        if (!inactive(reqs[i]) && !reqs[i]->complete)
+            return 0;
+    return 1;
+}
+
+#pragma weak MPI_Waitall = PMPI_Waitall
+int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
+{
+    int rc = check_reqs("MPI_Waitall", count, reqs);
+    if (rc)
+        return rc;
+    FARO_WAIT_UNTIL(all_done(count, reqs));
+    return complete_all("MPI_Waitall", count, reqs, sts);
+}
+
+#pragma weak MPI_Testall = PMPI_Testall
+int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
+{
+    int rc = check_reqs("MPI_Testall", count, reqs);
+    if (rc)
+        return rc;
+    if (!all_done(count, reqs))
+        faro_progress();
+    *flag = all_done(count, reqs);
+    return *flag ? complete_all("MPI_Testall", count, reqs, sts) : MPI_SUCCESS;
+}
+
+/* Index of a complete active request, MPI_UNDEFINED when none is active, -1 when
+ * active ones exist but none is complete. */
+static int find_any(int count, MPI_Request reqs[])
+{
+    int active = 0;
+    for (int i = 0; i < count; i++) {
+        if (inactive(reqs[i]))
+            continue;
+        active = 1;
+        if (reqs[i]->complete)
+            return i;
+    }
+    return active ? -1 : MPI_UNDEFINED;
+}
+
+static int any(const char *fn, int count, MPI_Request reqs[], int *index, int *flag,
+               MPI_Status *status, int block)
+{
+    int rc = check_reqs(fn, count, reqs);
+    if (rc)
+        return rc;
+    int i = find_any(count, reqs);
+    if (i == -1) {
+        if (block)
+            while ((i = find_any(count, reqs)) == -1)
+                faro_progress_idle(faro_progress());
+        else {
+            faro_progress();
+            i = find_any(count, reqs);
+        }
+    }
+    if (i == -1) {
+        *flag = 0;
+        *index = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    *flag = 1;
+    *index = i;
+    if (i == MPI_UNDEFINED) {
+        if (status != MPI_STATUS_IGNORE)
+            faro_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    return finish(fn, &reqs[i], status);
+}
+
+#pragma weak MPI_Waitany = PMPI_Waitany
+int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
+{
+    int flag;
+    return any("MPI_Waitany", count, reqs, index, &flag, status, 1);
+}
+
+#pragma weak MPI_Testany = PMPI_Testany
+int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
+{
+    return any("MPI_Testany", count, reqs, index, flag, status, 0);
+}
+
+static int some(const char *fn, int count, MPI_Request reqs[], int *outcount, int indices[],
+                MPI_Status sts[], int block)
+{
+    int rc = check_reqs(fn, count, reqs);
+    if (rc)
+        return rc;
+    int i = find_any(count, reqs);
+    if (i == MPI_UNDEFINED) {
+        *outcount = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    if (i == -1) {
+        if (block)
+            while ((i = find_any(count, reqs)) == -1)
+                faro_progress_idle(faro_progress());
+        else
+            faro_progress();
+    }
+    int n = 0, err = 0;
+    for (int k = 0; k < count; k++) {
+        if (inactive(reqs[k]) || !reqs[k]->complete)
+            continue;
+        MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[n];
+        indices[n++] = k;
+        if (finish(fn, &reqs[k], st))
+            err = 1;
+    }
+    *outcount = n;
+    return err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+int PMPI_Waitsome(int count, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[])
+{
+    return some("MPI_Waitsome", count, reqs, outcount, indices, sts, 1);
+}
+
+#pragma weak MPI_Testsome = PMPI_Testsome
+int PMPI_Testsome(int count, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[])
+{
+    return some("MPI_Testsome", count, reqs, outcount, indices, sts, 0);
+}
+
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    if (inactive(request)) {
+        *flag = 1;
+        if (status != MPI_STATUS_IGNORE)
+            faro_status_empty(status);
+        return MPI_SUCCESS;
+    }
+    if (faro_req_check(request))
+        return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
+                        "MPI_Request_get_status: not a valid request");
+    if (!request->complete)
+        faro_progress();
+    *flag = request->complete;
+    if (*flag && status != MPI_STATUS_IGNORE)
+        *status = request->status;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Request_free = PMPI_Request_free
+int PMPI_Request_free(MPI_Request *request)
+{
+    if (!request || faro_req_check(*request))
+        return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
+                        "MPI_Request_free: not a valid request (MPI_REQUEST_NULL or freed)");
+    struct faro_request *r = *request;
+    *request = MPI_REQUEST_NULL;
+    if (r->complete && !(r->persistent && r->active))
+        faro_req_release(r);
+    else
+        r->user_freed = 1; /* released when the operation completes */
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Cancel = PMPI_Cancel
+int PMPI_Cancel(MPI_Request *request)
+{
+    if (!request || faro_req_check(*request))
+        return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Cancel: not a valid request");
+    struct faro_request *r = *request;
+    /* A send is never cancelled: it completes normally and Test_cancelled says
+     * false, which the standard allows. A receive is cancelled while unmatched. */
+    if (r->kind == FARO_REQ_RECV && !r->complete && r->rank != MPI_PROC_NULL &&
+        faro_mq_unpost(faro_mq_get(r->comm->context_id), r)) {
+        r->status.faro_cancelled = 1;
+        faro_req_complete(r);
+    }
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    *flag = status->faro_cancelled;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Start = PMPI_Start
+int PMPI_Start(MPI_Request *request)
+{
+    if (!request || faro_req_check(*request) || !(*request)->persistent)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
+                        "MPI_Start: not a persistent request (use MPI_Send_init/MPI_Recv_init)");
+    struct faro_request *r = *request;
+    if (r->active)
+        return faro_err(r->comm, MPI_ERR_REQUEST,
+                        "MPI_Start: request is already active; complete it first");
+    r->active = 1;
+    return faro_req_start(r);
+}
+
+#pragma weak MPI_Startall = PMPI_Startall
+int PMPI_Startall(int count, MPI_Request reqs[])
+{
+    int rc = check_reqs("MPI_Startall", count, reqs);
+    for (int i = 0; i < count && !rc; i++)
+        rc = PMPI_Start(&reqs[i]);
+    return rc;
+}

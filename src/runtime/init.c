@@ -1,0 +1,175 @@
+/*
+ * MPI_Init and MPI_Finalize, and the environment queries.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "core.h"
+#include "p2p/match.h"
+#include "runtime/log.h"
+#include "runtime/pmi.h"
+#include "runtime/tunables.h"
+
+struct faro_state faro = {.rank = 0, .size = 1};
+
+static _Noreturn void init_failed(const char *msg)
+{
+    faro_fatal(MPI_ERR_OTHER, "MPI_Init: %s", msg);
+}
+
+static int init(int required, int *provided)
+{
+    char err[1024];
+    if (faro.initialized)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_OTHER,
+                        faro.finalized ? "MPI_Init: called after MPI_Finalize"
+                                       : "MPI_Init: called twice");
+    if (faro_tunables_load(err, sizeof err))
+        init_failed(err);
+    faro_log_level = (int)faro_tun_int(FARO_TUN_VERBOSE);
+
+    struct faro_pmi_info pmi;
+    if (faro_pmi_init(&pmi, err, sizeof err))
+        init_failed(err);
+    faro.rank = pmi.rank;
+    faro.size = pmi.size;
+    faro_log_rank = pmi.rank;
+    /* The job id names files in /dev/shm: keep it to safe characters. */
+    snprintf(faro.jobid, sizeof faro.jobid, "%s", pmi.kvsname);
+    if (pmi.singleton)
+        snprintf(faro.jobid, sizeof faro.jobid, "faro-%d", (int)getpid());
+    for (char *c = faro.jobid; *c; c++)
+        if (!isalnum((unsigned char)*c) && *c != '-' && *c != '_')
+            *c = '_';
+
+    if (faro_wireup(err, sizeof err))
+        init_failed(err);
+    faro_comm_init();
+    faro.thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    if (provided)
+        *provided = faro.thread_level;
+    faro.initialized = 1;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Init = PMPI_Init
+int PMPI_Init(int *argc, char ***argv)
+{
+    return init(MPI_THREAD_SINGLE, NULL);
+}
+
+#pragma weak MPI_Init_thread = PMPI_Init_thread
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    if (required < MPI_THREAD_SINGLE || required > MPI_THREAD_MULTIPLE)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
+                        "MPI_Init_thread: required level %d is not one of MPI_THREAD_SINGLE.."
+                        "MPI_THREAD_MULTIPLE", required);
+    return init(required, provided);
+}
+
+#pragma weak MPI_Finalize = PMPI_Finalize
+int PMPI_Finalize(void)
+{
+    if (!faro.initialized || faro.finalized)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_OTHER, "MPI_Finalize: %s",
+                        faro.finalized ? "called twice" : "called before MPI_Init");
+    faro_quiesce();
+    if (faro_pmi_barrier())
+        faro_fatal(MPI_ERR_OTHER, "MPI_Finalize: the process manager went away");
+    faro_wireup_finalize();
+    faro_mq_free_all();
+    faro_pmi_finalize();
+    faro.finalized = 1;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Initialized = PMPI_Initialized
+int PMPI_Initialized(int *flag)
+{
+    *flag = faro.initialized;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Finalized = PMPI_Finalized
+int PMPI_Finalized(int *flag)
+{
+    *flag = faro.finalized;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Abort = PMPI_Abort
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    char msg[128];
+    snprintf(msg, sizeof msg, "MPI_Abort called on %s with error code %d",
+             comm ? comm->name : "MPI_COMM_NULL", errorcode);
+    faro_error("%s", msg);
+    int status = errorcode & 255;
+    if (status == 0 && errorcode != 0)
+        status = 1;
+    faro_pmi_abort(errorcode, msg);
+    _exit(status);
+}
+
+#pragma weak MPI_Query_thread = PMPI_Query_thread
+int PMPI_Query_thread(int *provided)
+{
+    *provided = faro.thread_level;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+int PMPI_Is_thread_main(int *flag)
+{
+    *flag = 1; /* up to MPI_THREAD_SERIALIZED only the main thread is assumed */
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+int PMPI_Get_processor_name(char *name, int *resultlen)
+{
+    if (!faro.hostname[0] && gethostname(faro.hostname, sizeof faro.hostname))
+        strcpy(faro.hostname, "localhost");
+    snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", faro.hostname);
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_version = PMPI_Get_version
+int PMPI_Get_version(int *version, int *subversion)
+{
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_library_version = PMPI_Get_library_version
+int PMPI_Get_library_version(char *version, int *resultlen)
+{
+    snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "Faro %s (MPI %d.%d; %s)",
+             PACKAGE_VERSION, MPI_VERSION, MPI_SUBVERSION, FARO_BUILD_OPTIONS);
+    *resultlen = (int)strlen(version);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Wtime = PMPI_Wtime
+double PMPI_Wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+#pragma weak MPI_Wtick = PMPI_Wtick
+double PMPI_Wtick(void)
+{
+    struct timespec ts;
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}

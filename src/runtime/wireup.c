@@ -1,0 +1,389 @@
+/*
+ * Wire-up: who is on which node, which transports work here, and which one
+ * carries the traffic to each peer. Runs once in MPI_Init over the PMI
+ * key-value store:
+ *
+ *   put host, (rank 0) put job key      barrier
+ *   node map; init transports; put their addresses      barrier
+ *   choose a transport per peer; connect      barrier
+ *   wireup_done; read final attributes; release unused transports
+ *
+ * Choice per peer: the own rank goes to the self-only transport; a peer on
+ * this node to the first listed local-only transport both sides can use; any
+ * other peer to the first listed transport both sides can use that reaches it.
+ */
+#include <ctype.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "core.h"
+#include "p2p/request.h"
+#include "runtime/log.h"
+#include "runtime/pmi.h"
+#include "runtime/tunables.h"
+
+#define KEYLEN 16
+
+static faro_tp_env_t env;
+static uint8_t job_key[KEYLEN];
+static char *tp_why[16];
+
+static void hex_encode(const void *in, size_t n, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    const uint8_t *p = in;
+    for (size_t i = 0; i < n; i++) {
+        out[2 * i] = digits[p[i] >> 4];
+        out[2 * i + 1] = digits[p[i] & 15];
+    }
+    out[2 * n] = 0;
+}
+
+static int hex_decode(const char *in, void *out, size_t max)
+{
+    size_t n = strlen(in);
+    if (n % 2 || n / 2 > max)
+        return -1;
+    uint8_t *p = out;
+    for (size_t i = 0; i < n / 2; i++) {
+        unsigned v;
+        if (sscanf(in + 2 * i, "%2x", &v) != 1)
+            return -1;
+        p[i] = (uint8_t)v;
+    }
+    return (int)(n / 2);
+}
+
+static void peer_failed(void *core, int peer, const char *why)
+{
+    faro_fatal(MPI_ERR_PROC_ABORTED, "lost contact with rank %d: %s; ending the job", peer, why);
+}
+
+static int node_map(char *err, size_t errlen)
+{
+    char key[64], val[1024];
+    faro.node_of = calloc((size_t)faro.size, sizeof(int));
+    faro.local_ranks = calloc((size_t)faro.size, sizeof(int));
+    char **hosts = calloc((size_t)faro.size, sizeof(char *));
+    if (!faro.node_of || !faro.local_ranks || !hosts)
+        return snprintf(err, errlen, "out of memory building the node map"), -1;
+    faro.nnodes = 0;
+    for (int r = 0; r < faro.size; r++) {
+        snprintf(key, sizeof key, "faro-host-%d", r);
+        if (faro_pmi_get(key, val, sizeof val))
+            return snprintf(err, errlen, "rank %d did not publish its host name", r), -1;
+        hosts[r] = strdup(val);
+        int n = 0;
+        while (n < faro.nnodes && strcmp(hosts[faro.local_ranks[n]], val))
+            n++;
+        faro.node_of[r] = n;
+        if (n == faro.nnodes)
+            faro.local_ranks[faro.nnodes++] = r; /* first rank of each node, for now */
+    }
+    faro.node = faro.node_of[faro.rank];
+    faro.local_size = 0;
+    for (int r = 0; r < faro.size; r++) {
+        if (faro.node_of[r] != faro.node)
+            continue;
+        if (r == faro.rank)
+            faro.local_rank = faro.local_size;
+        faro.local_ranks[faro.local_size++] = r;
+    }
+    for (int r = 0; r < faro.size; r++)
+        free(hosts[r]);
+    free(hosts);
+    return 0;
+}
+
+static int ncores(void)
+{
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (int)n : 1;
+}
+
+/* Position of a transport in FARO_TRANSPORTS, -1 when not listed. */
+static int listed(const char *name)
+{
+    const char *list = faro_tun_str(FARO_TUN_TRANSPORTS);
+    size_t n = strlen(name);
+    int pos = 0;
+    for (const char *p = list; *p;) {
+        while (*p == ',' || isspace((unsigned char)*p))
+            p++;
+        const char *e = p;
+        while (*e && *e != ',' && !isspace((unsigned char)*e))
+            e++;
+        if ((size_t)(e - p) == n && !strncmp(p, name, n))
+            return pos;
+        if (e > p)
+            pos++;
+        p = e;
+    }
+    return -1;
+}
+
+static int check_transport_list(char *err, size_t errlen)
+{
+    const char *list = faro_tun_str(FARO_TUN_TRANSPORTS);
+    char known[256] = "";
+    for (int i = 0; faro_transports[i]; i++) {
+        strcat(known, i ? ", " : "");
+        strcat(known, faro_transports[i]->name);
+    }
+    for (const char *p = list; *p;) {
+        while (*p == ',' || isspace((unsigned char)*p))
+            p++;
+        const char *e = p;
+        while (*e && *e != ',' && !isspace((unsigned char)*e))
+            e++;
+        if (e == p)
+            break;
+        int found = 0;
+        for (int i = 0; faro_transports[i]; i++)
+            if (strlen(faro_transports[i]->name) == (size_t)(e - p) &&
+                !strncmp(faro_transports[i]->name, p, (size_t)(e - p)))
+                found = 1;
+        if (!found)
+            return snprintf(err, errlen,
+                            "FARO_TRANSPORTS=%s: unknown transport '%.*s' (built in: %s)", list,
+                            (int)(e - p), p, known), -1;
+        p = e;
+    }
+    return 0;
+}
+
+static int init_transports(char *err, size_t errlen)
+{
+    int n = 0;
+    while (faro_transports[n])
+        n++;
+    faro.tps = calloc((size_t)n, sizeof *faro.tps);
+    faro.ntps = n;
+    for (int i = 0; i < n; i++) {
+        struct faro_transport *t = &faro.tps[i];
+        t->ops = faro_transports[i];
+        char why[512] = "";
+        int is_self = !strcmp(t->ops->name, "self");
+        if (!is_self && listed(t->ops->name) < 0) {
+            tp_why[i] = strdup("not listed in FARO_TRANSPORTS");
+            continue;
+        }
+        int rc = t->ops->init(&t->tp, &env, &t->attr, why, sizeof why);
+        if (rc == FARO_TP_ERR) /* broken, not merely absent: say so, do not fall back */
+            return snprintf(err, errlen, "transport %s: %s", t->ops->name,
+                            why[0] ? why : "init failed"), -1;
+        if (rc != FARO_TP_OK) {
+            t->tp = NULL;
+            tp_why[i] = strdup(why[0] ? why : "init failed");
+            if (listed(t->ops->name) >= 0)
+                faro_info(1, "transport %s unusable: %s", t->ops->name, tp_why[i]);
+            continue;
+        }
+        faro_p2p_handlers(t);
+        uint8_t blob[FARO_TP_MAX_ADDR];
+        size_t len = sizeof blob;
+        if (t->ops->addr_get(t->tp, blob, &len) != FARO_TP_OK)
+            return snprintf(err, errlen, "transport %s has no address", t->ops->name), -1;
+        char key[64], val[2 * FARO_TP_MAX_ADDR + 1];
+        hex_encode(blob, len, val);
+        snprintf(key, sizeof key, "faro-tp-%s-%d", t->ops->name, faro.rank);
+        if (faro_pmi_put(key, val))
+            return snprintf(err, errlen, "could not publish the %s address", t->ops->name), -1;
+    }
+    return 0;
+}
+
+/* Can peer p be reached through t? Fetches and returns its address blob. */
+static int peer_blob(struct faro_transport *t, int p, uint8_t *blob)
+{
+    if (!t->tp)
+        return -1;
+    if ((t->attr.caps & FARO_TP_CAP_SELF_ONLY) != (p == faro.rank ? FARO_TP_CAP_SELF_ONLY : 0))
+        return -1;
+    if ((t->attr.caps & FARO_TP_CAP_LOCAL_ONLY) && faro.node_of[p] != faro.node)
+        return -1;
+    char key[64], val[2 * FARO_TP_MAX_ADDR + 1];
+    snprintf(key, sizeof key, "faro-tp-%s-%d", t->ops->name, p);
+    if (faro_pmi_get(key, val, sizeof val))
+        return -1;
+    return hex_decode(val, blob, FARO_TP_MAX_ADDR);
+}
+
+static int choose(int p, char *err, size_t errlen)
+{
+    uint8_t blob[FARO_TP_MAX_ADDR];
+    int best = -1, best_pos = 1 << 30, len = -1;
+    for (int pass = 0; pass < 2 && best < 0; pass++) {
+        for (int i = 0; i < faro.ntps; i++) {
+            struct faro_transport *t = &faro.tps[i];
+            if (!t->tp)
+                continue;
+            int self = (t->attr.caps & FARO_TP_CAP_SELF_ONLY) != 0;
+            int local = (t->attr.caps & FARO_TP_CAP_LOCAL_ONLY) != 0;
+            if (pass == 0 && !(self || local)) /* first: the node-local specialists */
+                continue;
+            int pos = self ? -1 : listed(t->ops->name);
+            if (pos >= best_pos)
+                continue;
+            int n = peer_blob(t, p, blob);
+            if (n < 0)
+                continue;
+            best = i;
+            best_pos = pos;
+            len = n;
+        }
+    }
+    if (best < 0) {
+        char why[1024] = "";
+        for (int i = 0; i < faro.ntps; i++) {
+            size_t u = strlen(why);
+            snprintf(why + u, sizeof why - u, "%s%s: %s", i ? "; " : "", faro.tps[i].ops->name,
+                     tp_why[i] ? tp_why[i] : "usable here but not by that rank or not to it");
+        }
+        return snprintf(err, errlen,
+                        "no transport reaches rank %d (FARO_TRANSPORTS=%s): %s", p,
+                        faro_tun_str(FARO_TUN_TRANSPORTS), why), -1;
+    }
+    struct faro_transport *t = &faro.tps[best];
+    peer_blob(t, p, blob);
+    int rc = t->ops->connect(t->tp, p, blob, (size_t)len);
+    if (rc != FARO_TP_OK && rc != FARO_TP_DONE && rc != FARO_TP_AGAIN)
+        return snprintf(err, errlen, "%s: cannot connect to rank %d", t->ops->name, p), -1;
+    faro.peers[p].t = t;
+    faro.peers[p].node = (uint32_t)faro.node_of[p];
+    t->used = 1;
+    return 0;
+}
+
+static void peer_limits(void)
+{
+    for (int p = 0; p < faro.size; p++) {
+        struct faro_peer *pe = &faro.peers[p];
+        const faro_tp_attr_t *a = &pe->t->attr;
+        pe->eager_limit = a->eager_limit;
+        if (!a->eager_limit_user && faro_tun_isset(FARO_TUN_EAGER_LIMIT))
+            pe->eager_limit = (size_t)faro_tun_int(FARO_TUN_EAGER_LIMIT);
+        pe->max_inline = a->max_inline;
+        pe->frag = faro_tun_isset(FARO_TUN_RNDV_FRAG_SIZE)
+                       ? (size_t)faro_tun_int(FARO_TUN_RNDV_FRAG_SIZE) : a->frag_size;
+        if (pe->frag == 0 || pe->frag > a->max_send)
+            pe->frag = a->max_send;
+    }
+    for (int i = 0; i < faro.ntps; i++) {
+        struct faro_transport *t = &faro.tps[i];
+        if (t->used)
+            faro_info(1, "transport %s: eager limit %zu, max inline %zu, fragment %zu, "
+                      "single copy %s", t->ops->name, t->attr.eager_limit, t->attr.max_inline,
+                      t->attr.frag_size, (t->attr.caps & FARO_TP_CAP_GET) ? "yes" : "no");
+    }
+}
+
+int faro_wireup(char *err, size_t errlen)
+{
+    char key[64], val[64];
+    if (gethostname(faro.hostname, sizeof faro.hostname))
+        strcpy(faro.hostname, "localhost");
+    faro.hostname[sizeof faro.hostname - 1] = 0;
+    snprintf(key, sizeof key, "faro-host-%d", faro.rank);
+    if (faro_pmi_put(key, faro.hostname))
+        return snprintf(err, errlen, "could not publish the host name"), -1;
+    if (faro.rank == 0) {
+        if (getrandom(job_key, sizeof job_key, 0) != (ssize_t)sizeof job_key)
+            return snprintf(err, errlen, "getrandom failed for the job key"), -1;
+        hex_encode(job_key, sizeof job_key, val);
+        faro_pmi_put("faro-key", val);
+    }
+    if (faro_pmi_barrier())
+        return snprintf(err, errlen, "PMI barrier failed (process manager gone?)"), -1;
+    if (node_map(err, errlen))
+        return -1;
+    if (faro_pmi_get("faro-key", val, sizeof val) ||
+        hex_decode(val, job_key, sizeof job_key) != KEYLEN)
+        return snprintf(err, errlen, "no job key from rank 0"), -1;
+    if (check_transport_list(err, errlen))
+        return -1;
+
+    int cores = ncores();
+    long policy = faro_tun_int(FARO_TUN_WAIT_POLICY); /* spin|yield|auto */
+    faro.yield = policy == 1 || (policy == 2 && faro.local_size > cores);
+    faro.depth = (int)faro_tun_int(FARO_TUN_RNDV_PIPELINE_DEPTH);
+
+    env = (faro_tp_env_t){
+        .rank = faro.rank, .size = faro.size, .node_of = faro.node_of,
+        .local_rank = faro.local_rank, .local_size = faro.local_size,
+        .local_ranks = faro.local_ranks, .jobid = faro.jobid, .job_key = job_key,
+        .job_key_len = sizeof job_key, .ncores = cores, .core = &faro,
+        .peer_failed = peer_failed,
+    };
+    if (init_transports(err, errlen))
+        return -1;
+    if (faro_pmi_barrier())
+        return snprintf(err, errlen, "PMI barrier failed (process manager gone?)"), -1;
+
+    faro.peers = calloc((size_t)faro.size, sizeof *faro.peers);
+    if (!faro.peers)
+        return snprintf(err, errlen, "out of memory for %d peers", faro.size), -1;
+    for (int p = 0; p < faro.size; p++)
+        if (choose(p, err, errlen))
+            return -1;
+    if (faro_pmi_barrier())
+        return snprintf(err, errlen, "PMI barrier failed (process manager gone?)"), -1;
+    for (int i = 0; i < faro.ntps; i++) {
+        struct faro_transport *t = &faro.tps[i];
+        if (t->tp && t->ops->wireup_done(t->tp) < 0)
+            return snprintf(err, errlen, "%s: wire-up failed", t->ops->name), -1;
+    }
+    for (int i = 0; i < faro.ntps; i++) {
+        struct faro_transport *t = &faro.tps[i];
+        if (t->tp && !t->used) {
+            t->ops->finalize(t->tp);
+            t->tp = NULL;
+        }
+    }
+    peer_limits();
+    faro_info(1, "%d ranks on %d node(s), %d here on %d cores; waiting by %s", faro.size,
+              faro.nnodes, faro.local_size, cores, faro.yield ? "yielding" : "spinning");
+    return 0;
+}
+
+/* Every message this process posted has left it: core-tracked completions
+ * and whatever transports still hold in their own queues. */
+void faro_quiesce(void)
+{
+    for (;;) {
+        int busy = faro.outstanding != 0;
+        for (int i = 0; i < faro.ntps; i++) {
+            struct faro_transport *t = &faro.tps[i];
+            if (t->tp && t->used && t->ops->flush(t->tp, -1) == FARO_TP_AGAIN)
+                busy = 1;
+        }
+        if (!busy)
+            return;
+        faro_progress_idle(faro_progress());
+    }
+}
+
+void faro_wireup_finalize(void)
+{
+    for (int i = 0; i < faro.ntps; i++) {
+        struct faro_transport *t = &faro.tps[i];
+        if (t->tp)
+            t->ops->finalize(t->tp);
+        t->tp = NULL;
+        free(tp_why[i]);
+        tp_why[i] = NULL;
+    }
+    free(faro.tps);
+    free(faro.peers);
+    free(faro.node_of);
+    free(faro.local_ranks);
+    faro.tps = NULL;
+    faro.peers = NULL;
+}
