@@ -1,0 +1,200 @@
+/*
+ * Single copy between processes with Linux cross-memory attach (CMA):
+ * process_vm_readv copies straight from the owner's buffer into ours.
+ *
+ * There is nothing to register: the remote key is the owner's pid and the
+ * address is the owner's virtual address. Whether the kernel lets us read a
+ * sibling depends on ptrace rules (Yama's ptrace_scope, container seccomp
+ * profiles, capabilities), so connect proves it with a real read of a probe
+ * word whose address and value the peer published in its blob. On failure
+ * FARO_SHM_CMA=auto narrows the attributes (no GET, no SINGLE_COPY) and the
+ * core uses the fragment pipeline; FARO_SHM_CMA=on makes it an error.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* process_vm_readv */
+#endif
+
+#include "shm.h"
+#include "runtime/log.h"
+#include "runtime/tunables.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { SHM_CMA_AUTO, SHM_CMA_ON, SHM_CMA_OFF }; /* FARO_SHM_CMA choices, in table order */
+
+#define SHM_GET_CHUNK ((size_t)1 << 30) /* the kernel caps one call near 2 GiB */
+
+/* Why process_vm_readv failed, in the user's terms. Reading oneself passes
+ * every ptrace rule, so EPERM there can only come from a seccomp filter. */
+static const char *shm_cma_reason(int err, int self)
+{
+    switch (err) {
+    case EPERM:
+        return self ? "not permitted: a seccomp filter blocks it (in a container: allow "
+                      "process_vm_readv in its seccomp profile, or --cap-add SYS_PTRACE)"
+                    : "not permitted: ptrace rules forbid reading a sibling process "
+                      "(kernel.yama.ptrace_scope, or a container without CAP_SYS_PTRACE)";
+    case ENOSYS:
+        return "the kernel has no process_vm_readv, or a seccomp filter blocks it";
+    case ESRCH:
+        return "the peer process is gone";
+    case EFAULT:
+        return "an address is not mapped";
+    default:
+        return strerror(err);
+    }
+}
+
+static void shm_cma_disable(faro_tp_t *tp)
+{
+    tp->cma = 0;
+    tp->attr->caps &= ~(uint32_t)(FARO_TP_CAP_GET | FARO_TP_CAP_SINGLE_COPY);
+    tp->attr->max_get = 0;
+    tp->attr->rkey_size = 0;
+}
+
+/* One read of 8 bytes at addr in process pid; 0 and the value, or an errno. */
+static int shm_cma_read_word(pid_t pid, uint64_t addr, uint64_t *val)
+{
+    struct iovec l = {val, sizeof *val};
+    struct iovec r = {(void *)(uintptr_t)addr, sizeof *val};
+    ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+    if (n == (ssize_t)sizeof *val)
+        return 0;
+    return n < 0 ? errno : EIO;
+}
+
+int faro_shm_cma_init(faro_tp_t *tp, char *why, size_t whylen)
+{
+    long long mode = faro_tun_int(FARO_TUN_SHM_CMA);
+    tp->cma_forced = mode == SHM_CMA_ON;
+    tp->probe_word = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^
+                     (uint64_t)(uintptr_t)tp ^ 0x9e3779b97f4a7c15ull;
+    if (mode == SHM_CMA_OFF) {
+        shm_cma_disable(tp);
+        return 0;
+    }
+    /* Under Yama's ptrace_scope=1 only ancestors may read us, and local ranks are
+     * siblings: allow any process of this user, as ptrace_scope=0 would. */
+    if (tp->env->local_size > 1)
+        (void)prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
+
+    /* Reading ourselves is always allowed by ptrace rules, so a failure here
+     * means no CMA at all (old kernel, seccomp). */
+    uint64_t v = 0;
+    int err = shm_cma_read_word(getpid(), (uint64_t)(uintptr_t)&tp->probe_word, &v);
+    if (err == 0 && v != tp->probe_word)
+        err = EIO;
+    if (err == 0) {
+        tp->cma = 1;
+        return 0;
+    }
+    shm_cma_disable(tp);
+    if (tp->cma_forced) {
+        snprintf(why, whylen, "FARO_SHM_CMA=on, but process_vm_readv does not work here: %s; "
+                 "use FARO_SHM_CMA=auto or off", shm_cma_reason(err, 1));
+        return FARO_TP_ERR;
+    }
+    tp->cma_reported = 1;
+    faro_info(1, "shm: single copy (CMA) is off: process_vm_readv fails: %s; large messages "
+              "use the fragment pipeline (FARO_SHM_CMA=off silences this)",
+              shm_cma_reason(err, 1));
+    return 0;
+}
+
+int faro_shm_cma_probe(faro_tp_t *tp, const struct shm_blob *b)
+{
+    if (!tp->cma)
+        return 0;
+    uint64_t v = 0;
+    int err = b->pidns == tp->pidns ? shm_cma_read_word(b->pid, b->probe_addr, &v) : ESRCH;
+    if (err == 0 && v == b->probe_val)
+        return 0;
+    const char *reason = b->pidns != tp->pidns ? "the peer runs in another PID namespace"
+                         : err                 ? shm_cma_reason(err, 0)
+                                               : "it read a wrong value";
+    shm_cma_disable(tp);
+    if (tp->cma_forced) {
+        faro_error("shm: FARO_SHM_CMA=on, but a process_vm_readv from rank %d (pid %d) failed: "
+                   "%s; use FARO_SHM_CMA=auto or off", b->rank, b->pid, reason);
+        return FARO_TP_ERR;
+    }
+    if (!tp->cma_reported)
+        faro_info(1, "shm: single copy (CMA) is off: process_vm_readv from rank %d (pid %d) "
+                  "failed: %s; large messages use the fragment pipeline (FARO_SHM_CMA=off "
+                  "silences this)", b->rank, b->pid, reason);
+    tp->cma_reported = 1;
+    return 0;
+}
+
+int faro_shm_mem_reg(faro_tp_t *tp, void *buf, size_t len, void *rkey, void **handle)
+{
+    (void)buf, (void)len; /* any memory of ours is readable: nothing to register */
+    if (!tp->cma)
+        return FARO_TP_UNSUPPORTED;
+    uint64_t pid = (uint64_t)getpid();
+    memcpy(rkey, &pid, sizeof pid);
+    if (handle)
+        *handle = NULL;
+    return FARO_TP_OK;
+}
+
+int faro_shm_mem_dereg(faro_tp_t *tp, void *handle)
+{
+    (void)handle;
+    return tp->cma ? FARO_TP_OK : FARO_TP_UNSUPPORTED;
+}
+
+int faro_shm_get(faro_tp_t *tp, int peer, void *local, size_t len, const void *rkey,
+                 uint64_t raddr, faro_tp_done_fn done, void *arg)
+{
+    (void)done, (void)arg; /* one system call completes it: always FARO_TP_DONE */
+    if (!tp->cma)
+        return FARO_TP_UNSUPPORTED;
+    uint64_t key;
+    memcpy(&key, rkey, sizeof key);
+    pid_t pid = (pid_t)key;
+    if (!shm_peer_of(tp, peer) || pid <= 0) {
+        faro_error("shm: get from rank %d: %s", peer,
+                   pid <= 0 ? "the remote key holds no process id" : "not a peer on this node");
+        return FARO_TP_ERR;
+    }
+    char *dst = local;
+    size_t off = 0;
+    while (off < len) {
+        size_t chunk = len - off < SHM_GET_CHUNK ? len - off : SHM_GET_CHUNK;
+        struct iovec l = {dst + off, chunk};
+        struct iovec r = {(void *)(uintptr_t)(raddr + off), chunk};
+        ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (n <= 0) {
+            int err = n < 0 ? errno : EFAULT;
+            faro_error("shm: get of %zu bytes from rank %d (pid %d) at 0x%" PRIx64
+                       " failed after %zu bytes: %s",
+                       len, peer, (int)pid, raddr, off, shm_cma_reason(err, 0));
+            return FARO_TP_ERR;
+        }
+        off += (size_t)n; /* a short read continues where it stopped */
+    }
+    return FARO_TP_DONE;
+}
+
+/* Gets complete inside the call; only queued isends can still be held here. */
+int faro_shm_flush(faro_tp_t *tp, int peer)
+{
+    for (int i = 0; i < tp->env->local_size; i++) {
+        const struct shm_peer *p = &tp->peers[i];
+        if ((peer < 0 || p->rank == peer) && p->qhead)
+            return FARO_TP_AGAIN;
+    }
+    return FARO_TP_DONE;
+}
