@@ -1,0 +1,348 @@
+/*
+ * TCP transport: interface choice, listening socket, attributes, finalize and
+ * the ops table.
+ */
+#include "config.h"
+
+#include "tcp/tcp.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/log.h"
+#include "runtime/tunables.h"
+
+/* FARO_TCP_IF as a filter: an interface name, an IPv4 CIDR, or one address. */
+struct tcp_if_filter {
+    const char *name;           /* NULL when matching by network */
+    uint32_t net, mask;         /* host order */
+};
+
+static int tcp_parse_filter(const char *spec, struct tcp_if_filter *f)
+{
+    char ip[INET_ADDRSTRLEN];
+    struct in_addr a;
+    const char *slash = strchr(spec, '/');
+    long bits = 32;
+
+    memset(f, 0, sizeof *f);
+    if (!slash && inet_pton(AF_INET, spec, &a) != 1) {
+        f->name = spec;
+        return 0;
+    }
+    size_t n = slash ? (size_t)(slash - spec) : strlen(spec);
+    if (n >= sizeof ip)
+        return -1;
+    memcpy(ip, spec, n);
+    ip[n] = 0;
+    if (inet_pton(AF_INET, ip, &a) != 1)
+        return -1;
+    if (slash) {
+        char *end;
+        errno = 0;
+        bits = strtol(slash + 1, &end, 10);
+        if (errno || end == slash + 1 || *end || bits < 0 || bits > 32)
+            return -1;
+    }
+    f->mask = bits ? ~0u << (32 - bits) : 0;
+    f->net = ntohl(a.s_addr) & f->mask;
+    return 0;
+}
+
+static int tcp_if_matches(const struct tcp_if_filter *f, const struct ifaddrs *ifa)
+{
+    uint32_t ip = ntohl(((const struct sockaddr_in *)ifa->ifa_addr)->sin_addr.s_addr);
+    if (f->name)
+        return strcmp(f->name, ifa->ifa_name) == 0;
+    return (ip & f->mask) == f->net;
+}
+
+/* Pick the address to listen on; on failure `why` lists what exists. */
+static int tcp_pick_if(faro_tp_t *tp, const char *spec, char *why, size_t whylen)
+{
+    struct tcp_if_filter f;
+    struct ifaddrs *all, *ifa, *pick = NULL, *lo = NULL;
+    char list[512] = "", ip[INET_ADDRSTRLEN];
+    size_t used = 0;
+
+    if (*spec && tcp_parse_filter(spec, &f) < 0) {
+        snprintf(why, whylen, "FARO_TCP_IF=%s is not an interface name, an IPv4 address or "
+                 "an IPv4 network a.b.c.d/n (n in 0..32)", spec);
+        return -1;
+    }
+    if (getifaddrs(&all) < 0) {
+        snprintf(why, whylen, "cannot list network interfaces: %s", strerror(errno));
+        return -1;
+    }
+    for (ifa = all; ifa; ifa = ifa->ifa_next) {
+        if (!ifa->ifa_addr || ifa->ifa_addr->sa_family != AF_INET)
+            continue;
+        int up = (ifa->ifa_flags & IFF_UP) != 0;
+        inet_ntop(AF_INET, &((struct sockaddr_in *)ifa->ifa_addr)->sin_addr, ip, sizeof ip);
+        if (used < sizeof list)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s %s%s",
+                                     used ? ", " : "", ifa->ifa_name, ip, up ? "" : " (down)");
+        if (!up || pick)
+            continue;
+        if (*spec) {
+            if (tcp_if_matches(&f, ifa))
+                pick = ifa;
+        } else if (ifa->ifa_flags & IFF_LOOPBACK) {
+            if (!lo)
+                lo = ifa;
+        } else {
+            pick = ifa;
+        }
+    }
+    if (!pick)
+        pick = lo;
+    if (pick) {
+        memcpy(&tp->self, pick->ifa_addr, sizeof tp->self);
+        snprintf(tp->ifname, sizeof tp->ifname, "%s", pick->ifa_name);
+    } else if (*spec) {
+        snprintf(why, whylen, "FARO_TCP_IF=%s matches no IPv4 interface that is up; "
+                 "interfaces here: %s", spec, used ? list : "none");
+    } else {
+        snprintf(why, whylen, "no IPv4 interface is up (not even loopback)");
+    }
+    freeifaddrs(all);
+    return pick ? 0 : -1;
+}
+
+static int tcp_listen_on(faro_tp_t *tp, char *why, size_t whylen)
+{
+    char a[64];
+    socklen_t alen = sizeof tp->self;
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+    if (fd < 0) {
+        snprintf(why, whylen, "cannot create a TCP socket: %s", strerror(errno));
+        return -1;
+    }
+    tp->self.sin_port = 0; /* ephemeral */
+    if (bind(fd, (struct sockaddr *)&tp->self, sizeof tp->self) < 0 ||
+        listen(fd, SOMAXCONN) < 0 ||
+        getsockname(fd, (struct sockaddr *)&tp->self, &alen) < 0) {
+        snprintf(why, whylen, "cannot listen on %s (%s): %s",
+                 tcp_addr_str(&tp->self, a, sizeof a), tp->ifname, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    tp->listen.type = TCP_SOCK_LISTEN;
+    tp->listen.fd = fd;
+    return 0;
+}
+
+static int tcp_finalize(faro_tp_t *tp);
+
+static int tcp_init(faro_tp_t **out, const faro_tp_env_t *env, faro_tp_attr_t *attr, char *why,
+                    size_t whylen)
+{
+    faro_tp_t *tp = calloc(1, sizeof *tp);
+    char a[64];
+
+    *out = NULL;
+    if (!tp || !(tp->peers = calloc((size_t)env->size, sizeof *tp->peers))) {
+        free(tp);
+        snprintf(why, whylen, "out of memory for %d peers", env->size);
+        return FARO_TP_ERR;
+    }
+    tp->env = env;
+    tp->listen.fd = tp->epfd = -1;
+    for (int r = 0; r < env->size; r++) {
+        struct tcp_peer *p = &tp->peers[r];
+        p->type = TCP_SOCK_OUT;
+        p->rank = r;
+        p->fd = -1;
+        p->qtail = &p->qhead;
+    }
+    if (env->job_key_len > TCP_MAX_KEY) {
+        snprintf(why, whylen, "job key of %zu bytes is longer than %d", env->job_key_len,
+                 TCP_MAX_KEY);
+        goto unavailable;
+    }
+    /* A job that lives on one node talks over loopback unless told otherwise:
+     * it never needs a routable address, and loopback is the fastest path. */
+    const char *spec = faro_tun_str(FARO_TUN_TCP_IF);
+    int one_node = 1;
+    for (int r = 0; r < env->size; r++)
+        if (env->node_of[r] != env->node_of[env->rank])
+            one_node = 0;
+    if (!*spec && one_node)
+        spec = "lo";
+    if (tcp_pick_if(tp, spec, why, whylen) < 0 ||
+        tcp_listen_on(tp, why, whylen) < 0)
+        goto unavailable;
+    tp->epfd = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &tp->listen };
+    if (tp->epfd < 0 || epoll_ctl(tp->epfd, EPOLL_CTL_ADD, tp->listen.fd, &ev) < 0) {
+        snprintf(why, whylen, "epoll: %s", strerror(errno));
+        goto unavailable;
+    }
+
+    memset(attr, 0, sizeof *attr);
+    attr->caps = 0;
+    attr->max_inline = TCP_MAX_INLINE;
+    attr->max_send = TCP_MAX_SEND;
+    attr->eager_limit = (size_t)faro_tun_int(FARO_TUN_TCP_EAGER_LIMIT);
+    attr->eager_limit_user = faro_tun_isset(FARO_TUN_TCP_EAGER_LIMIT);
+    attr->frag_size = (size_t)faro_tun_int(FARO_TUN_TCP_FRAG_SIZE);
+    if (attr->frag_size > attr->max_send)
+        attr->frag_size = attr->max_send;
+    attr->latency_us = 10.0;      /* loopback ping-pong half round trip, measured */
+    attr->bandwidth_mbs = 3000.0; /* loopback, 1 MiB messages, measured */
+    faro_info(2, "tcp: listening on %s (%s)", tcp_addr_str(&tp->self, a, sizeof a), tp->ifname);
+    *out = tp;
+    return FARO_TP_OK;
+
+unavailable:
+    tcp_finalize(tp);
+    return FARO_TP_UNAVAILABLE;
+}
+
+static int tcp_addr_get(faro_tp_t *tp, void *blob, size_t *len)
+{
+    struct tcp_addr a = { .ip = tp->self.sin_addr.s_addr, .port = tp->self.sin_port,
+                          .version = htons(TCP_VERSION) };
+    if (*len < sizeof a)
+        return FARO_TP_ERR;
+    memcpy(blob, &a, sizeof a);
+    *len = sizeof a;
+    return FARO_TP_OK;
+}
+
+static int tcp_wireup_done(faro_tp_t *tp)
+{
+    return FARO_TP_OK; /* nothing published outside the process */
+}
+
+static int tcp_set_handler(faro_tp_t *tp, unsigned kind, faro_tp_handler_fn fn)
+{
+    if (kind >= FARO_TP_MAX_KINDS)
+        return FARO_TP_ERR;
+    tp->handlers[kind] = fn;
+    return FARO_TP_OK;
+}
+
+/* Finish connects still under way and write their hellos, so that every
+ * peer gets our goodbye. The peers' kernels take these bytes even when the
+ * peers no longer poll; the wait is bounded for peers that cannot be reached. */
+static void tcp_drain(faro_tp_t *tp)
+{
+    double end = 0;
+
+    for (;;) {
+        struct pollfd pf[64];
+        struct tcp_peer *pp[64];
+        nfds_t n = 0;
+        for (int r = 0; r < tp->env->size && n < 64; r++) {
+            struct tcp_peer *p = &tp->peers[r];
+            if (p->fd >= 0 && p->fail == TCP_FAIL_NONE &&
+                (p->out == TCP_OUT_CONNECTING || (p->out == TCP_OUT_UP && p->qhead))) {
+                pf[n] = (struct pollfd){ .fd = p->fd, .events = POLLOUT };
+                pp[n++] = p;
+            }
+        }
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        double now = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+        if (!end)
+            end = now + TCP_DRAIN_S;
+        if (!n || now >= end || poll(pf, n, (int)((end - now) * 1000) + 1) <= 0)
+            return;
+        for (nfds_t i = 0; i < n; i++) {
+            if (!pf[i].revents)
+                continue;
+            if (pp[i]->out == TCP_OUT_CONNECTING && !tcp_connected(tp, pp[i]))
+                continue;
+            tcp_flush(tp, pp[i]);
+        }
+    }
+}
+
+/* Bytes still queued for a peer (or any peer) have not left this process:
+ * send_inline copies into the queue and says done, so the core asks here. */
+static int tcp_flush_op(faro_tp_t *tp, int peer)
+{
+    for (int r = 0; r < tp->env->size; r++) {
+        const struct tcp_peer *p = &tp->peers[r];
+        if ((peer < 0 || r == peer) && p->qhead && p->fail == TCP_FAIL_NONE)
+            return FARO_TP_AGAIN;
+    }
+    return FARO_TP_DONE;
+}
+
+/* Say goodbye on every outbound connection first, then close: a peer that
+ * still polls then reads the goodbye before it sees any end of file. */
+static int tcp_finalize(faro_tp_t *tp)
+{
+    struct tcp_frame bye = { .kind = TCP_KIND_BYE };
+
+    if (!tp)
+        return FARO_TP_OK;
+    tp->finalizing = 1;
+    if (tp->peers)
+        tcp_drain(tp);
+    for (int r = 0; tp->peers && r < tp->env->size; r++) {
+        struct tcp_peer *p = &tp->peers[r];
+        if (p->out == TCP_OUT_UP && !p->qhead)
+            (void)send(p->fd, &bye, sizeof bye, MSG_NOSIGNAL | MSG_DONTWAIT);
+    }
+    for (int r = 0; tp->peers && r < tp->env->size; r++) {
+        struct tcp_peer *p = &tp->peers[r];
+        if (p->fd >= 0)
+            close(p->fd);
+        while (p->qhead) {
+            struct tcp_sq *e = p->qhead;
+            p->qhead = e->next;
+            free(e);
+        }
+    }
+    while (tp->ins) {
+        struct tcp_in *in = tp->ins;
+        tp->ins = in->next;
+        if (in->fd >= 0)
+            close(in->fd);
+        free(in->buf);
+        free(in);
+    }
+    if (tp->listen.fd >= 0)
+        close(tp->listen.fd);
+    if (tp->epfd >= 0)
+        close(tp->epfd);
+    free(tp->peers);
+    free(tp);
+    return FARO_TP_OK;
+}
+
+const faro_tp_ops_t faro_tp_tcp_ops = {
+    .name = "tcp",
+    .init = tcp_init,
+    .finalize = tcp_finalize,
+    .addr_get = tcp_addr_get,
+    .connect = tcp_connect,
+    .wireup_done = tcp_wireup_done,
+    .listen = faro_tp_unsupported_listen,
+    .accept = faro_tp_unsupported_accept,
+    .disconnect = tcp_disconnect,
+    .set_handler = tcp_set_handler,
+    .send_inline = tcp_send_inline,
+    .isend = tcp_isend,
+    .mem_reg = faro_tp_unsupported_mem_reg,
+    .mem_dereg = faro_tp_unsupported_mem_dereg,
+    .put = faro_tp_unsupported_put,
+    .get = faro_tp_unsupported_get,
+    .flush = tcp_flush_op,
+    .progress = tcp_progress,
+};

@@ -1,0 +1,200 @@
+/*
+ * TCP transport: progress. One epoll_wait with a zero timeout tells which
+ * sockets need work: the listener (accept), outbound sockets (connect
+ * finished, room to write, peer closed) and inbound sockets (data). An inbound
+ * socket is read into its own buffer as far as the kernel has data, and every
+ * complete frame goes to its handler with pointers into that buffer.
+ */
+#include "config.h"
+
+#include "tcp/tcp.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "runtime/log.h"
+
+#define TCP_EVENTS 64
+#define TCP_READS 16 /* reads per socket per poll, so one busy peer cannot starve the rest */
+
+/* Close an inbound connection now; its memory goes after the current poll,
+ * since later events of the same poll may still point at it. */
+void tcp_in_close(faro_tp_t *tp, struct tcp_in *in)
+{
+    if (in->dead)
+        return;
+    close(in->fd); /* also leaves the epoll set */
+    in->fd = -1;
+    in->dead = 1;
+    if (in->peer >= 0 && tp->peers[in->peer].in == in)
+        tp->peers[in->peer].in = NULL;
+    tp->ndead++;
+}
+
+static void tcp_reap(faro_tp_t *tp)
+{
+    for (struct tcp_in **pp = &tp->ins; *pp && tp->ndead > 0;) {
+        struct tcp_in *in = *pp;
+        if (!in->dead) {
+            pp = &in->next;
+            continue;
+        }
+        *pp = in->next;
+        free(in->buf);
+        free(in);
+        tp->ndead--;
+    }
+}
+
+static void tcp_in_eof(faro_tp_t *tp, struct tcp_in *in, int err)
+{
+    if (in->peer >= 0 && !tp->peers[in->peer].bye)
+        tcp_peer_fail(tp, &tp->peers[in->peer], "lost connection to", err);
+    tcp_in_close(tp, in);
+}
+
+/* Deliver every complete frame in the buffer. Returns messages delivered. */
+static int tcp_parse(faro_tp_t *tp, struct tcp_in *in)
+{
+    int events = 0;
+
+    while (!in->dead) {
+        if (in->peer < 0) {
+            if (tcp_hello_check(tp, in) <= 0)
+                break;
+            continue;
+        }
+        size_t avail = in->tail - in->head;
+        struct tcp_frame f;
+        if (avail < sizeof f) {
+            in->want = sizeof f;
+            break;
+        }
+        memcpy(&f, in->buf + in->head, sizeof f);
+        size_t len = ntohl(f.len), need = sizeof f + f.hdrlen + len;
+        struct tcp_peer *p = &tp->peers[in->peer];
+        if (f.kind == TCP_KIND_BYE) {
+            p->bye = 1;
+            in->head += sizeof f;
+            continue;
+        }
+        if (f.kind >= FARO_TP_MAX_KINDS || f.hdrlen > FARO_TP_MAX_HDR || len > TCP_MAX_SEND) {
+            faro_warn("tcp: rank %d sent a malformed frame (kind %u, header %u, payload %zu)",
+                      in->peer, f.kind, f.hdrlen, len);
+            tcp_in_eof(tp, in, EPROTO);
+            break;
+        }
+        if (avail < need) {
+            in->want = need;
+            break;
+        }
+        const uint8_t *h = in->buf + in->head + sizeof f;
+        in->head += need;
+        in->want = 0;
+        faro_tp_handler_fn fn = tp->handlers[f.kind];
+        if (fn)
+            fn(tp->env->core, in->peer, h, f.hdrlen, h + f.hdrlen, len);
+        else
+            faro_warn("tcp: dropped a message of kind %u from rank %d: no handler is set",
+                      f.kind, in->peer);
+        events++;
+    }
+    return events;
+}
+
+/* Make room for the next read: at least the rest of the partial frame. */
+static int tcp_room(struct tcp_in *in)
+{
+    size_t want = in->want > TCP_RBUF_MIN / 4 ? in->want : TCP_RBUF_MIN / 4;
+    if (in->head == in->tail)
+        in->head = in->tail = 0;
+    if (in->cap - in->head >= want && in->tail < in->cap)
+        return 0;
+    if (in->head) {
+        memmove(in->buf, in->buf + in->head, in->tail - in->head);
+        in->tail -= in->head;
+        in->head = 0;
+    }
+    if (in->cap < want) {
+        size_t cap = in->cap * 2 > want ? in->cap * 2 : want;
+        uint8_t *b = realloc(in->buf, cap);
+        if (!b) {
+            faro_error("tcp: out of memory receiving %zu bytes from rank %d", want, in->peer);
+            return -1;
+        }
+        in->buf = b;
+        in->cap = cap;
+    }
+    return 0;
+}
+
+int tcp_read(faro_tp_t *tp, struct tcp_in *in)
+{
+    int events = 0;
+
+    for (int i = 0; i < TCP_READS && !in->dead; i++) {
+        if (tcp_room(in) < 0) {
+            tcp_in_eof(tp, in, ENOMEM);
+            break;
+        }
+        size_t space = in->cap - in->tail;
+        ssize_t n = recv(in->fd, in->buf + in->tail, space, 0);
+        if (n > 0) {
+            in->tail += (size_t)n;
+            events += tcp_parse(tp, in);
+            if ((size_t)n < space)
+                break; /* drained what the kernel had */
+        } else if (n == 0) {
+            tcp_in_eof(tp, in, 0);
+        } else if (errno != EINTR) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK)
+                tcp_in_eof(tp, in, errno);
+            break;
+        }
+    }
+    return events;
+}
+
+int tcp_progress(faro_tp_t *tp)
+{
+    struct epoll_event ev[TCP_EVENTS];
+    int events = 0;
+    int n = epoll_wait(tp->epfd, ev, TCP_EVENTS, 0);
+
+    if (n < 0 && errno != EINTR) {
+        faro_error("tcp: epoll_wait: %s", strerror(errno));
+        return FARO_TP_ERR;
+    }
+    for (int i = 0; i < n; i++) {
+        int type = *(int *)ev[i].data.ptr;
+        uint32_t e = ev[i].events;
+        if (type == TCP_SOCK_LISTEN) {
+            tcp_accept_all(tp);
+        } else if (type == TCP_SOCK_IN) {
+            struct tcp_in *in = ev[i].data.ptr;
+            if (!in->dead)
+                events += tcp_read(tp, in);
+        } else {
+            struct tcp_peer *p = ev[i].data.ptr;
+            if (p->fd < 0 || p->fail != TCP_FAIL_NONE)
+                continue;
+            if (p->out == TCP_OUT_CONNECTING && (e & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
+                events += tcp_connected(tp, p);
+            if (p->out == TCP_OUT_UP && (e & EPOLLOUT))
+                events += tcp_flush(tp, p);
+            if ((e & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) && p->out == TCP_OUT_UP &&
+                p->fail == TCP_FAIL_NONE)
+                tcp_out_event(tp, p, e);
+        }
+    }
+    if (tp->nfail)
+        events += tcp_report_failures(tp);
+    if (tp->ndead)
+        tcp_reap(tp);
+    return events;
+}
