@@ -142,6 +142,13 @@ typedef struct faro_tp_env {
     int ncores;              /* usable cores on this node (for spin/yield choices) */
     void *core;              /* passed back in upcalls */
     void (*peer_failed)(void *core, int peer, const char *why);
+    /* Optional placement upcall for transports that read a stream (tcp): with
+     * the header of a message in hand but not yet its payload, a transport may
+     * ask where the payload should land. A non-NULL answer is memory of len
+     * bytes the transport fills directly; it then calls the kind's handler
+     * with data pointing there. NULL: deliver as usual from its own buffer. */
+    void *(*place)(void *core, int peer, unsigned kind, const void *hdr, size_t hdrlen,
+                   size_t len);
 } faro_tp_env_t;
 
 typedef struct faro_tp faro_tp_t; /* a transport's private state */

@@ -84,13 +84,27 @@ static void rndv_matched(struct faro_request *r, int peer, const struct faro_hdr
     faro_send_ctrl(peer, FARO_AM_CTS, &c, sizeof c);
 }
 
+/* Where a pipeline fragment goes, for transports that can read it there
+ * directly: only a fragment that fits the buffer whole (truncation copies). */
+void *faro_place(void *core, int peer, unsigned kind, const void *hdr, size_t hdrlen,
+                 size_t len)
+{
+    if (kind != FARO_AM_DATA)
+        return NULL;
+    struct faro_hdr_data d;
+    memcpy(&d, hdr, sizeof d);
+    struct faro_request *r = (struct faro_request *)(uintptr_t)d.rreq;
+    return d.offset + len <= r->len ? r->data + d.offset : NULL;
+}
+
 static void on_data(void *core, int peer, const void *hdr, size_t hdrlen, const void *data,
                     size_t len)
 {
     struct faro_hdr_data d;
     memcpy(&d, hdr, sizeof d);
     struct faro_request *r = (struct faro_request *)(uintptr_t)d.rreq;
-    copy_in(r, d.offset, data, len);
+    if (data != r->data + d.offset) /* not already placed by the transport */
+        copy_in(r, d.offset, data, len);
     r->received += len;
     if (r->received == r->total)
         faro_recv_finish(r);

@@ -75,6 +75,9 @@ int faro_recv_prepare(struct faro_request *r);
 void faro_recv_finish(struct faro_request *r);
 /* Control message (header only) to a peer; never fails silently. */
 void faro_send_ctrl(int peer, unsigned kind, const void *hdr, size_t hdrlen);
+/* The placement upcall of faro_tp_env_t (direct reads of DATA fragments). */
+void *faro_place(void *core, int peer, unsigned kind, const void *hdr, size_t hdrlen,
+                 size_t len);
 /* Installs the protocol handlers on a transport. */
 void faro_p2p_handlers(struct faro_transport *t);
 _Noreturn void faro_tp_failed(int peer, const char *op, int rc);

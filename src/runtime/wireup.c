@@ -320,7 +320,7 @@ int faro_wireup(char *err, size_t errlen)
         .local_rank = faro.local_rank, .local_size = faro.local_size,
         .local_ranks = faro.local_ranks, .jobid = faro.jobid, .job_key = job_key,
         .job_key_len = sizeof job_key, .ncores = cores, .core = &faro,
-        .peer_failed = peer_failed,
+        .peer_failed = peer_failed, .place = faro_place,
     };
     if (init_transports(err, errlen))
         return -1;

@@ -34,6 +34,7 @@
 #define TCP_MAX_KEY 256         /* longest job key a hello may carry */
 #define TCP_RBUF_MIN (256 * 1024)
 #define TCP_MAX_SEND (64u << 20)
+#define TCP_DIRECT_MIN (16 * 1024) /* smaller payloads: one copy out of the buffer is cheaper */
 #define TCP_MAX_INLINE (64 * 1024 + FARO_TP_MAX_HDR)
 #define TCP_IOV_BATCH 64        /* iovecs gathered into one sendmsg */
 #define TCP_DRAIN_S 2.0         /* finalize waits this long at most for unfinished connects */
@@ -82,6 +83,11 @@ struct tcp_in {
     uint8_t *buf;
     size_t cap, head, tail;     /* unparsed bytes are buf[head, tail) */
     size_t want;                /* bytes the partial frame at head needs */
+    /* A payload read straight into the place the core named (env->place). */
+    uint8_t *dest;              /* NULL when not reading a payload directly */
+    size_t dgot, dlen;
+    uint8_t dkind, dhdrlen;
+    uint8_t dhdr[FARO_TP_MAX_HDR];
     struct tcp_in *next;
 };
 

@@ -58,6 +58,54 @@ static void tcp_in_eof(faro_tp_t *tp, struct tcp_in *in, int err)
     tcp_in_close(tp, in);
 }
 
+/* The header of a large frame is here but not all its payload: if the core
+ * names where the payload goes, read the rest straight there (no copy out of
+ * our buffer). The part already buffered is copied now. */
+static int tcp_direct_start(faro_tp_t *tp, struct tcp_in *in, const struct tcp_frame *f,
+                            size_t len)
+{
+    const uint8_t *h = in->buf + in->head + sizeof *f;
+    if (!tp->env->place)
+        return 0;
+    uint8_t *dst = tp->env->place(tp->env->core, in->peer, f->kind, h, f->hdrlen, len);
+    if (!dst)
+        return 0;
+    size_t got = in->tail - in->head - sizeof *f - f->hdrlen;
+    memcpy(dst, h + f->hdrlen, got);
+    memcpy(in->dhdr, h, f->hdrlen);
+    in->dkind = f->kind;
+    in->dhdrlen = f->hdrlen;
+    in->dest = dst;
+    in->dgot = got;
+    in->dlen = len;
+    in->head = in->tail = 0;
+    in->want = 0;
+    return 1;
+}
+
+/* Continue a direct read; deliver the message when it is complete. */
+static int tcp_direct_read(faro_tp_t *tp, struct tcp_in *in)
+{
+    size_t want = in->dlen - in->dgot;
+    ssize_t n = recv(in->fd, in->dest + in->dgot, want, 0);
+    if (n == 0) {
+        tcp_in_eof(tp, in, 0);
+        return -1;
+    }
+    if (n < 0) {
+        if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
+            tcp_in_eof(tp, in, errno);
+        return -1;
+    }
+    in->dgot += (size_t)n;
+    if (in->dgot < in->dlen)
+        return (size_t)n < want ? -1 : 0; /* short: the kernel has no more now */
+    uint8_t *dst = in->dest;
+    in->dest = NULL;
+    tp->handlers[in->dkind](tp->env->core, in->peer, in->dhdr, in->dhdrlen, dst, in->dlen);
+    return 1;
+}
+
 /* Deliver every complete frame in the buffer. Returns messages delivered. */
 static int tcp_parse(faro_tp_t *tp, struct tcp_in *in)
 {
@@ -90,6 +138,9 @@ static int tcp_parse(faro_tp_t *tp, struct tcp_in *in)
             break;
         }
         if (avail < need) {
+            if (len >= TCP_DIRECT_MIN && avail >= sizeof f + f.hdrlen &&
+                tcp_direct_start(tp, in, &f, len))
+                continue;
             in->want = need;
             break;
         }
@@ -138,6 +189,13 @@ int tcp_read(faro_tp_t *tp, struct tcp_in *in)
     int events = 0;
 
     for (int i = 0; i < TCP_READS && !in->dead; i++) {
+        if (in->dest) {
+            int r = tcp_direct_read(tp, in);
+            if (r < 0)
+                break;
+            events += r;
+            continue;
+        }
         if (tcp_room(in) < 0) {
             tcp_in_eof(tp, in, ENOMEM);
             break;
