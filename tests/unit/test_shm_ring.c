@@ -27,6 +27,7 @@ static void fixture_open(struct ring_fixture *f, uint32_t nslots, size_t slot_si
     f->slots = aligned_alloc(SHM_RING_LINE, nslots * slot_size);
     ck_assert_ptr_nonnull(f->ring);
     ck_assert_ptr_nonnull(f->slots);
+    memset(f->slots, 0, nslots * slot_size); /* like a new segment: no slot published */
     shm_ring_format(f->ring);
     shm_tx_attach(&f->tx, f->ring, f->slots, nslots, slot_size);
     shm_rx_attach(&f->rx, f->ring, f->slots, nslots, slot_size);
@@ -168,7 +169,7 @@ struct stress {
 
 static size_t stress_len(uint64_t seq)
 {
-    const size_t room = STRESS_SLOT - sizeof(uint64_t) - 1;
+    const size_t room = STRESS_SLOT - SHM_RING_SEQ - sizeof(uint64_t) - 1; /* usable bytes */
     return sizeof(uint64_t) + 1 + (size_t)(seq * 2654435761u % room);
 }
 

@@ -92,7 +92,7 @@ static int shm_init(faro_tp_t **out, const faro_tp_env_t *env, faro_tp_attr_t *a
     tp->nslots = (uint32_t)faro_tun_int(FARO_TUN_SHM_SLOTS);
     tp->slot_size = ((size_t)faro_tun_int(FARO_TUN_SHM_SLOT_SIZE) + SHM_SLOT_ALIGN - 1) &
                     ~(size_t)(SHM_SLOT_ALIGN - 1);
-    tp->max_inline = tp->slot_size - SHM_SLOT_HDR;
+    tp->max_inline = tp->slot_size - SHM_RING_SEQ - SHM_SLOT_HDR;
     tp->max_send = tp->max_inline - FARO_TP_MAX_HDR;
     tp->nrings = env->local_size - 1;
     tp->pidns = faro_shm_pidns();

@@ -35,7 +35,8 @@ static int shm_deliver(faro_tp_t *tp, struct shm_in *in)
     while (n < (int)in->rx.nslots && (s = shm_rx_peek(&in->rx))) {
         faro_tp_handler_fn fn = s->kind < FARO_TP_MAX_KINDS ? tp->handlers[s->kind] : NULL;
         if (__builtin_expect(!fn || s->hdrlen > FARO_TP_MAX_HDR ||
-                             SHM_SLOT_HDR + s->hdrlen + (size_t)s->len > in->rx.slot_size, 0)) {
+                             SHM_RING_SEQ + SHM_SLOT_HDR + s->hdrlen + (size_t)s->len >
+                                 in->rx.slot_size, 0)) {
             if (!fn && s->kind < FARO_TP_MAX_KINDS)
                 faro_error("shm: message of kind %u from rank %d, but no handler is set for it",
                            s->kind, in->peer);

@@ -13,9 +13,13 @@
  * reads the slot, then stores head with release; the sender loads head with
  * acquire before it overwrites the slot. No locks, no read-modify-write.
  *
- * Each side keeps a private copy of the other side's counter and reloads it
- * from shared memory only when the copy says "full" (sender) or "empty"
- * (receiver), so a busy ring costs one shared load per many slots.
+ * The receiver does not poll `tail`: every slot starts with the sequence
+ * number that publishes it (tail + 1, stored with release after the slot's
+ * contents), and the receiver polls the sequence word of the slot it expects
+ * next. A small message then costs one cache-line transfer, not two (the
+ * counter's line and the slot's line). `tail` is still kept for attaching.
+ * The sender keeps a private copy of `head` and reloads it only when the copy
+ * says "full", so a busy ring costs one shared load per many slots.
  */
 #ifndef FARO_SHM_RING_H
 #define FARO_SHM_RING_H
@@ -26,6 +30,14 @@
 
 /* Adjacent-line prefetchers fetch lines in pairs, so counters sit 128 bytes apart. */
 #define SHM_RING_LINE 128
+/* Bytes at the start of each slot that belong to the ring (the sequence word);
+ * reserve and peek return the slot just past them. */
+#define SHM_RING_SEQ 8
+
+static inline _Atomic uint64_t *shm_slot_seq(char *slot)
+{
+    return (_Atomic uint64_t *)(void *)slot;
+}
 
 struct shm_ring {
     _Alignas(SHM_RING_LINE) _Atomic uint64_t tail; /* published slots; sender writes */
@@ -49,12 +61,13 @@ struct shm_rx {
     char *slots;
     size_t slot_size;
     uint64_t head;      /* next slot to read */
-    uint64_t tail_seen; /* last tail read from the ring */
+    uint64_t tail_seen; /* published slots known to be here (from sequence words) */
     uint32_t nslots;
     uint32_t pos;       /* head % nslots */
 };
 
-/* Format an empty ring (receiver, before any sender attaches). */
+/* Format an empty ring (receiver, before any sender attaches). Its slots must
+ * be zero-filled, as a new segment is: sequence 0 never publishes a slot. */
 static inline void shm_ring_format(struct shm_ring *ring)
 {
     atomic_init(&ring->tail, 0);
@@ -96,12 +109,14 @@ static inline void *shm_tx_reserve(struct shm_tx *tx)
         if (tx->tail - tx->head_seen == tx->nslots)
             return NULL;
     }
-    return tx->slots + (size_t)tx->pos * tx->slot_size;
+    return tx->slots + (size_t)tx->pos * tx->slot_size + SHM_RING_SEQ;
 }
 
 /* Hand the reserved slot to the receiver. */
 static inline void shm_tx_publish(struct shm_tx *tx)
 {
+    char *slot = tx->slots + (size_t)tx->pos * tx->slot_size;
+    atomic_store_explicit(shm_slot_seq(slot), tx->tail + 1, memory_order_release);
     tx->tail++;
     if (++tx->pos == tx->nslots)
         tx->pos = 0;
@@ -111,12 +126,13 @@ static inline void shm_tx_publish(struct shm_tx *tx)
 /* The oldest published slot, or NULL when the ring is empty. */
 static inline void *shm_rx_peek(struct shm_rx *rx)
 {
+    char *slot = rx->slots + (size_t)rx->pos * rx->slot_size;
     if (rx->head == rx->tail_seen) {
-        rx->tail_seen = atomic_load_explicit(&rx->ring->tail, memory_order_acquire);
-        if (rx->head == rx->tail_seen)
+        if (atomic_load_explicit(shm_slot_seq(slot), memory_order_acquire) != rx->head + 1)
             return NULL;
+        rx->tail_seen = rx->head + 1; /* at least this one is published */
     }
-    return rx->slots + (size_t)rx->pos * rx->slot_size;
+    return slot + SHM_RING_SEQ;
 }
 
 /* Give the slot returned by shm_rx_peek back to the sender. */
