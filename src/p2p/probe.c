@@ -49,41 +49,6 @@ static int check(const char *fn, int source, int tag, MPI_Comm comm)
     return faro_check_p2p(fn, comm, "", 0, MPI_BYTE, source, tag, 1);
 }
 
-#pragma weak MPI_Iprobe = PMPI_Iprobe
-int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
-{
-    int rc = check("MPI_Iprobe", source, tag, comm);
-    if (rc)
-        return rc;
-    if (source == MPI_PROC_NULL) {
-        *flag = 1;
-        proc_null_status(status);
-        return MPI_SUCCESS;
-    }
-    struct faro_unexp *u = look(comm, source, tag, 0);
-    *flag = u != NULL;
-    if (u)
-        probe_status(u, status);
-    return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Probe = PMPI_Probe
-int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
-{
-    int rc = check("MPI_Probe", source, tag, comm);
-    if (rc)
-        return rc;
-    if (source == MPI_PROC_NULL) {
-        proc_null_status(status);
-        return MPI_SUCCESS;
-    }
-    struct faro_unexp *u;
-    while (!(u = look(comm, source, tag, 0)))
-        faro_progress_idle(0);
-    probe_status(u, status);
-    return MPI_SUCCESS;
-}
-
 static int make_message(struct faro_unexp *u, MPI_Comm comm, MPI_Message *message)
 {
     struct faro_message *m = malloc(sizeof *m);
@@ -95,43 +60,57 @@ static int make_message(struct faro_unexp *u, MPI_Comm comm, MPI_Message *messag
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Improbe = PMPI_Improbe
-int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
-                 MPI_Status *status)
+/* The four probes: take the message (Mprobe) or only look; wait or not. */
+static int probe(const char *fn, int source, int tag, MPI_Comm comm, int take, int block,
+                 int *flag, MPI_Message *message, MPI_Status *status)
 {
-    int rc = check("MPI_Improbe", source, tag, comm);
+    int rc = check(fn, source, tag, comm);
     if (rc)
         return rc;
     if (source == MPI_PROC_NULL) {
         *flag = 1;
-        *message = MPI_MESSAGE_NO_PROC;
+        if (take)
+            *message = MPI_MESSAGE_NO_PROC;
         proc_null_status(status);
         return MPI_SUCCESS;
     }
-    struct faro_unexp *u = look(comm, source, tag, 1);
+    struct faro_unexp *u = look(comm, source, tag, take);
+    while (!u && block) {
+        faro_progress_idle(0);
+        u = look(comm, source, tag, take);
+    }
     *flag = u != NULL;
     if (!u)
         return MPI_SUCCESS;
     probe_status(u, status);
-    return make_message(u, comm, message);
+    return take ? make_message(u, comm, message) : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Iprobe = PMPI_Iprobe
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    return probe("MPI_Iprobe", source, tag, comm, 0, 0, flag, NULL, status);
+}
+
+#pragma weak MPI_Probe = PMPI_Probe
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    int flag;
+    return probe("MPI_Probe", source, tag, comm, 0, 1, &flag, NULL, status);
+}
+
+#pragma weak MPI_Improbe = PMPI_Improbe
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
+                 MPI_Status *status)
+{
+    return probe("MPI_Improbe", source, tag, comm, 1, 0, flag, message, status);
 }
 
 #pragma weak MPI_Mprobe = PMPI_Mprobe
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
-    int rc = check("MPI_Mprobe", source, tag, comm);
-    if (rc)
-        return rc;
-    if (source == MPI_PROC_NULL) {
-        *message = MPI_MESSAGE_NO_PROC;
-        proc_null_status(status);
-        return MPI_SUCCESS;
-    }
-    struct faro_unexp *u;
-    while (!(u = look(comm, source, tag, 1)))
-        faro_progress_idle(0);
-    probe_status(u, status);
-    return make_message(u, comm, message);
+    int flag;
+    return probe("MPI_Mprobe", source, tag, comm, 1, 1, &flag, message, status);
 }
 
 #pragma weak MPI_Imrecv = PMPI_Imrecv

@@ -67,44 +67,40 @@ static int check_reqs(const char *fn, int count, MPI_Request reqs[])
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Wait = PMPI_Wait
-int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+/* Wait and Test on one request. */
+static int one(const char *fn, MPI_Request *request, int *flag, MPI_Status *status, int block)
 {
     if (!request)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Wait: request pointer is NULL");
-    int rc = check_reqs("MPI_Wait", 1, request);
+        return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "%s: request pointer is NULL", fn);
+    int rc = check_reqs(fn, 1, request);
     if (rc)
         return rc;
+    *flag = 1;
     if (inactive(*request)) {
         if (status != MPI_STATUS_IGNORE)
             faro_status_empty(status);
         return MPI_SUCCESS;
     }
     struct faro_request *r = *request;
-    FARO_WAIT_UNTIL(r->complete);
-    return finish("MPI_Wait", request, status);
+    if (block)
+        FARO_WAIT_UNTIL(r->complete);
+    else if (!r->complete)
+        faro_progress();
+    *flag = r->complete;
+    return *flag ? finish(fn, request, status) : MPI_SUCCESS;
+}
+
+#pragma weak MPI_Wait = PMPI_Wait
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    int flag;
+    return one("MPI_Wait", request, &flag, status, 1);
 }
 
 #pragma weak MPI_Test = PMPI_Test
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    if (!request)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Test: request pointer is NULL");
-    int rc = check_reqs("MPI_Test", 1, request);
-    if (rc)
-        return rc;
-    if (inactive(*request)) {
-        *flag = 1;
-        if (status != MPI_STATUS_IGNORE)
-            faro_status_empty(status);
-        return MPI_SUCCESS;
-    }
-    if (!(*request)->complete)
-        faro_progress();
-    *flag = (*request)->complete;
-    if (!*flag)
-        return MPI_SUCCESS;
-    return finish("MPI_Test", request, status);
+    return one("MPI_Test", request, flag, status, 0);
 }
 
 static int complete_all(const char *fn, int count, MPI_Request reqs[], MPI_Status sts[])
