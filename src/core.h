@@ -84,6 +84,7 @@ struct faro_peer {
     size_t max_inline;
     size_t frag;           /* pipeline fragment */
     struct faro_unexp *eager_in; /* multi-fragment eager message being received */
+    struct faro_request *placed; /* matched at placement; its payload is arriving */
     uint32_t node;
 };
 

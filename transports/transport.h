@@ -146,7 +146,10 @@ typedef struct faro_tp_env {
      * the header of a message in hand but not yet its payload, a transport may
      * ask where the payload should land. A non-NULL answer is memory of len
      * bytes the transport fills directly; it then calls the kind's handler
-     * with data pointing there. NULL: deliver as usual from its own buffer. */
+     * with data pointing there. NULL: deliver as usual from its own buffer.
+     * Asking again for the same message gets the same answer; the core may
+     * match the message when asked, so a transport asks only once the
+     * messages before it from that peer were delivered. */
     void *(*place)(void *core, int peer, unsigned kind, const void *hdr, size_t hdrlen,
                    size_t len);
 } faro_tp_env_t;

@@ -84,11 +84,25 @@ static void rndv_matched(struct faro_request *r, int peer, const struct faro_hdr
     faro_send_ctrl(peer, FARO_AM_CTS, &c, sizeof c);
 }
 
-/* Where a pipeline fragment goes, for transports that can read it there
- * directly: only a fragment that fits the buffer whole (truncation copies). */
+/* Where a payload goes, for transports that can read it there directly
+ * (env->place): a pipeline fragment into its request, a whole eager message
+ * into the receive it matches. Matching here is final: the transport asks in
+ * arrival order, and the handler that follows takes the request matched now.
+ * A payload that does not fit whole (truncation) is copied as usual. */
 void *faro_place(void *core, int peer, unsigned kind, const void *hdr, size_t hdrlen,
                  size_t len)
 {
+    if (kind == FARO_AM_EAGER) {
+        struct faro_hdr_match m;
+        memcpy(&m, hdr, sizeof m);
+        if (m.len != len) /* more fragments follow: the usual path */
+            return NULL;
+        struct faro_request *r = faro.peers[peer].placed; /* asked again: same answer */
+        if (!r)
+            r = faro.peers[peer].placed =
+                faro_mq_take_posted(faro_mq_get(m.ctx), m.src, m.tag);
+        return r && len <= r->len ? r->data : NULL;
+    }
     if (kind != FARO_AM_DATA)
         return NULL;
     struct faro_hdr_data d;
@@ -119,7 +133,8 @@ static void eager_matched(struct faro_request *r, struct faro_unexp *u, const vo
 {
     set_status(r, &u->h.m);
     r->peer = u->peer;
-    copy_in(r, 0, data, have);
+    if (data != r->data) /* not placed there by the transport */
+        copy_in(r, 0, data, have);
     if (u->h.m.flags & FARO_HDR_SYNC)
         send_ack(u->peer, u->h.m.sreq, FARO_AM_ACK);
     if (have == u->h.m.len) {
@@ -135,7 +150,11 @@ static void on_eager(void *core, int peer, const void *hdr, size_t hdrlen, const
     struct faro_hdr_match m;
     memcpy(&m, hdr, sizeof m);
     struct faro_mq *q = faro_mq_get(m.ctx);
-    struct faro_request *r = faro_mq_take_posted(q, m.src, m.tag);
+    struct faro_request *r = faro.peers[peer].placed;
+    if (r)
+        faro.peers[peer].placed = NULL; /* matched when the transport asked */
+    else
+        r = faro_mq_take_posted(q, m.src, m.tag);
     if (r && len == m.len) { /* the common case: no bookkeeping */
         struct faro_unexp u = {.kind = FARO_AM_EAGER, .peer = peer};
         u.h.m = m;
