@@ -2,15 +2,15 @@
 # check-mpi.sh: the `make check` driver for the MPI test programs. Runs
 # run-testlist with the mpiexec of this build tree on tests/mpi/testlist,
 # under every configuration of run-testlist's matrix.
-#   FARO_TEST_CONFIGS=shm,tcp   restrict the configurations
-#   FARO_TEST_MPIEXEC=CMD       use another launcher command
+#   TESTLIST_CONFIGS=shm,tcp   restrict the configurations
+#   TESTLIST_MPIEXEC=CMD       use another launcher command
 # automake's test harness runs this from the top build directory and
 # exports srcdir (the top source directory).
 here=$(dirname "$0")
 srcdir=${srcdir:-$here/../..}
 top_builddir=$(pwd)
-if [ -n "${FARO_TEST_MPIEXEC:-}" ]; then
-    launcher=$FARO_TEST_MPIEXEC
+if [ -n "${TESTLIST_MPIEXEC:-}" ]; then
+    launcher=$TESTLIST_MPIEXEC
 elif [ -x "$top_builddir/mpiexec" ]; then
     launcher=$top_builddir/mpiexec
 elif [ -x "$top_builddir/tools/mpiexec/mpiexec" ]; then

@@ -25,7 +25,7 @@
 #pragma GCC visibility push(hidden)
 
 #define SHM_MAGIC 0x314d48534f524146ull /* "FAROSHM1" */
-#define SHM_VERSION 1
+#define SHM_VERSION 2
 
 /* At the start of every segment; written once by the owner before anyone maps it. */
 struct shm_seg_hdr {
@@ -37,6 +37,7 @@ struct shm_seg_hdr {
     uint32_t nslots;
     uint32_t slot_size;
     uint64_t seg_size;
+    _Atomic uint32_t mapped; /* senders attached so far; the last one unlinks the name */
 };
 
 /* At the start of every slot; header bytes then payload follow it directly. */

@@ -14,6 +14,8 @@
  * more than the writer's cache does.
  */
 #include "shm.h"
+
+#include <stdatomic.h>
 #include "runtime/log.h"
 
 #include <errno.h>
@@ -200,6 +202,15 @@ int faro_shm_seg_attach(faro_tp_t *tp, struct shm_peer *p, const struct shm_blob
         munmap(seg, len);
         return FARO_TP_ERR;
     }
+
+    /* The last sender to map a segment removes its name: from then on a crash
+     * anywhere in the job cannot leave it behind, even under a process
+     * manager that knows nothing of Faro's files. (wireup_done unlinks too,
+     * for whoever is last to get there; ENOENT is expected then.) */
+    struct shm_seg_hdr *wh = seg;
+    if (atomic_fetch_add(&wh->mapped, 1) + 1 == h->nrings && shm_unlink(name) != 0 &&
+        errno != ENOENT)
+        faro_warn("shm: cannot remove %s%s: %s", SHM_DIR, name, strerror(errno));
 
     uint32_t ri = (uint32_t)shm_ring_index(tp->env->local_rank, tp->lidx[p->rank]);
     shm_tx_attach(&p->tx, faro_shm_seg_ring(seg, ri), faro_shm_seg_slots(seg, ri), h->nslots,

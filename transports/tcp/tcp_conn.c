@@ -1,7 +1,8 @@
 /*
- * TCP transport: connections. Outbound ones are started by connect and
- * finished by progress; inbound ones are accepted by progress and must
- * present the job's key before anything they carry reaches a handler.
+ * TCP transport: connections. A lower rank's connect starts the pair's
+ * connection and progress finishes it; the higher rank accepts it in progress,
+ * and it must present the job's key before anything it carries reaches a
+ * handler.
  * A lost connection becomes a peer failure, reported from progress.
  */
 #include "config.h" /* _GNU_SOURCE: accept4 */
@@ -10,6 +11,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,40 @@ const char *tcp_addr_str(const struct sockaddr_in *a, char *buf, size_t len)
     inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
     snprintf(buf, len, "%s:%u", ip, ntohs(a->sin_port));
     return buf;
+}
+
+static int dup3_cloexec(int fd)
+{
+    return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+}
+
+/* Start reading a socket: the reading side of a pair's connection, or a new
+ * connection whose hello is still to come (peer -1). Takes fd. */
+int tcp_in_open(faro_tp_t *tp, int fd, int peer, const struct sockaddr_in *from)
+{
+    struct tcp_in *in = fd >= 0 ? calloc(1, sizeof *in) : NULL;
+    if (in)
+        in->buf = malloc(TCP_RBUF_MIN);
+    struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.ptr = in };
+    if (!in || !in->buf || epoll_ctl(tp->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+        faro_warn("tcp: cannot watch a connection: %s", strerror(errno ? errno : ENOMEM));
+        if (in)
+            free(in->buf);
+        free(in);
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    in->type = TCP_SOCK_IN;
+    in->fd = fd;
+    in->peer = peer;
+    in->from = *from;
+    in->cap = TCP_RBUF_MIN;
+    in->next = tp->ins;
+    tp->ins = in;
+    if (peer >= 0)
+        tp->peers[peer].in = in;
+    return 0;
 }
 
 int tcp_connect(faro_tp_t *tp, int peer, const void *blob, size_t len)
@@ -52,6 +88,10 @@ int tcp_connect(faro_tp_t *tp, int peer, const void *blob, size_t len)
     p->addr.sin_family = AF_INET;
     p->addr.sin_addr.s_addr = a.ip;
     p->addr.sin_port = a.port;
+    if (peer < tp->env->rank) {
+        p->out = TCP_OUT_AWAIT; /* the lower rank connects to us */
+        return FARO_TP_OK;
+    }
     p->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (p->fd < 0) {
         faro_error("tcp: cannot create a socket for rank %d: %s (raise `ulimit -n`?)", peer,
@@ -66,6 +106,9 @@ int tcp_connect(faro_tp_t *tp, int peer, const void *blob, size_t len)
         p->out = TCP_OUT_UP;
     else if (errno != EINPROGRESS)
         tcp_peer_fail(tp, p, "cannot connect to", errno);
+    /* The peer's replies come back on the same socket. */
+    if (p->fail == TCP_FAIL_NONE && tcp_in_open(tp, dup3_cloexec(p->fd), peer, &p->addr) < 0)
+        return FARO_TP_ERR;
     tcp_want_write(tp, p); /* the hello waits in the queue */
     return FARO_TP_OK;
 }
@@ -125,25 +168,7 @@ void tcp_accept_all(faro_tp_t *tp)
                 faro_warn("tcp: accept: %s", strerror(errno));
             return;
         }
-        struct tcp_in *in = calloc(1, sizeof *in);
-        if (in)
-            in->buf = malloc(TCP_RBUF_MIN);
-        struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.ptr = in };
-        if (!in || !in->buf || epoll_ctl(tp->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-            faro_warn("tcp: dropping a new connection: %s", strerror(errno ? errno : ENOMEM));
-            if (in)
-                free(in->buf);
-            free(in);
-            close(fd);
-            continue;
-        }
-        in->type = TCP_SOCK_IN;
-        in->fd = fd;
-        in->peer = -1;
-        in->from = from;
-        in->cap = TCP_RBUF_MIN;
-        in->next = tp->ins;
-        tp->ins = in;
+        tcp_in_open(tp, fd, -1, &from);
     }
 }
 
@@ -185,17 +210,32 @@ int tcp_hello_check(faro_tp_t *tp, struct tcp_in *in)
         goto refuse;
     }
     if (rank >= (unsigned)env->size || ntohl(h.size) != (uint32_t)env->size ||
-        tp->peers[rank].in) {
+        rank >= (unsigned)env->rank || tp->peers[rank].in) {
         faro_warn("tcp: closing connection from %s: it claims rank %u of %u, but this job "
                   "has %d ranks%s", tcp_addr_str(&in->from, a, sizeof a), rank, ntohl(h.size),
                   env->size, rank < (unsigned)env->size && tp->peers[rank].in ?
-                  " and that rank is already connected" : "");
+                  " and that rank is already connected" :
+                  rank >= (unsigned)env->rank ? " and only lower ranks connect to this one" :
+                  "");
         goto refuse;
     }
+    struct tcp_peer *p = &tp->peers[rank];
     in->peer = (int)rank;
-    tp->peers[rank].in = in;
+    p->in = in;
     in->head += sizeof h + keylen;
     in->want = 0;
+    /* The pair's connection: our sends to that rank go out on it too. */
+    int one = 1;
+    setsockopt(in->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (p->out == TCP_OUT_AWAIT || p->out == TCP_OUT_NONE) {
+        p->fd = dup3_cloexec(in->fd);
+        if (p->fd < 0) {
+            tcp_peer_fail(tp, p, "cannot use the connection of", errno);
+            return 1;
+        }
+        p->out = TCP_OUT_UP;
+        tcp_want_write(tp, p); /* what waited in the queue goes now */
+    }
     faro_info(2, "tcp: rank %u connected from %s", rank, tcp_addr_str(&in->from, a, sizeof a));
     return 1;
 
@@ -219,8 +259,8 @@ static int tcp_settle(faro_tp_t *tp, struct tcp_peer *p)
     return p->bye || p->closed || tp->finalizing;
 }
 
-/* The outbound socket reported an end of file or an error. The peer never
- * writes on it, so this is its close: orderly if it said goodbye. */
+/* The pair's socket reported the peer's end of file or an error: its close,
+ * orderly if it said goodbye. */
 void tcp_out_event(faro_tp_t *tp, struct tcp_peer *p, uint32_t ev)
 {
     int err = 0;

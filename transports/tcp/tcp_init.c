@@ -292,8 +292,16 @@ static int tcp_finalize(faro_tp_t *tp)
     if (!tp)
         return FARO_TP_OK;
     tp->finalizing = 1;
-    if (tp->peers)
+    if (tp->peers) {
         tcp_drain(tp);
+        /* A lower rank's connection that this rank never polled for is still
+         * waiting to be accepted: take it, so the goodbye reaches that rank
+         * too (frames are no longer delivered while finalizing). */
+        tcp_accept_all(tp);
+        for (struct tcp_in *in = tp->ins; in; in = in->next)
+            if (!in->dead && in->peer < 0)
+                tcp_read(tp, in);
+    }
     for (int r = 0; tp->peers && r < tp->env->size; r++) {
         struct tcp_peer *p = &tp->peers[r];
         if (p->out == TCP_OUT_UP && !p->qhead)
@@ -312,8 +320,14 @@ static int tcp_finalize(faro_tp_t *tp)
     while (tp->ins) {
         struct tcp_in *in = tp->ins;
         tp->ins = in->next;
-        if (in->fd >= 0)
+        if (in->fd >= 0) {
+            /* Unread bytes would make close() reset the connection, and a
+             * reset can destroy a goodbye the peer has not read yet. */
+            char sink[4096];
+            while (recv(in->fd, sink, sizeof sink, MSG_DONTWAIT) > 0)
+                ;
             close(in->fd);
+        }
         free(in->buf);
         free(in);
     }

@@ -117,6 +117,8 @@ static int tcp_parse(faro_tp_t *tp, struct tcp_in *in)
                 break;
             continue;
         }
+        if (tp->finalizing)
+            break; /* only hellos now: the core is gone */
         size_t avail = in->tail - in->head;
         struct tcp_frame f;
         if (avail < sizeof f) {
