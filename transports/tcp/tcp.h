@@ -38,6 +38,7 @@
 #define TCP_MAX_KEY 256         /* longest job key a hello may carry */
 #define TCP_RBUF_MIN (256 * 1024)
 #define TCP_MAX_SEND (64u << 20)
+#define TCP_READ_CHUNK (32 * 1024) /* most bytes one buffered read takes */
 #define TCP_DIRECT_MIN (16 * 1024) /* smaller payloads: one copy out of the buffer is cheaper */
 #define TCP_MAX_INLINE (64 * 1024 + FARO_TP_MAX_HDR)
 #define TCP_IOV_BATCH 64        /* iovecs gathered into one sendmsg */

@@ -202,7 +202,11 @@ int tcp_read(faro_tp_t *tp, struct tcp_in *in)
             tcp_in_eof(tp, in, ENOMEM);
             break;
         }
+        /* Read in modest chunks: a large frame's header then arrives with only
+         * a little of its payload, and the rest can go straight to its place. */
         size_t space = in->cap - in->tail;
+        if (space > TCP_READ_CHUNK && in->want <= TCP_READ_CHUNK)
+            space = TCP_READ_CHUNK;
         ssize_t n = recv(in->fd, in->buf + in->tail, space, 0);
         if (n > 0) {
             in->tail += (size_t)n;
