@@ -24,10 +24,12 @@ struct ring_fixture {
 static void fixture_open(struct ring_fixture *f, uint32_t nslots, size_t slot_size)
 {
     f->ring = aligned_alloc(SHM_RING_LINE, sizeof *f->ring);
-    f->slots = aligned_alloc(SHM_RING_LINE, nslots * slot_size);
+    /* aligned_alloc wants a multiple of the alignment */
+    size_t bytes = (nslots * slot_size + SHM_RING_LINE - 1) / SHM_RING_LINE * SHM_RING_LINE;
+    f->slots = aligned_alloc(SHM_RING_LINE, bytes);
     ck_assert_ptr_nonnull(f->ring);
     ck_assert_ptr_nonnull(f->slots);
-    memset(f->slots, 0, nslots * slot_size); /* like a new segment: no slot published */
+    memset(f->slots, 0, bytes); /* like a new segment: no slot published */
     shm_ring_format(f->ring);
     shm_tx_attach(&f->tx, f->ring, f->slots, nslots, slot_size);
     shm_rx_attach(&f->rx, f->ring, f->slots, nslots, slot_size);

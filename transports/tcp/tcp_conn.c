@@ -143,7 +143,8 @@ int tcp_disconnect(faro_tp_t *tp, int peer)
     if (p->out == TCP_OUT_UP)
         (void)send(p->fd, &bye, sizeof bye, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (p->fd >= 0) {
-        close(p->fd); /* also leaves the epoll set */
+        epoll_ctl(tp->epfd, EPOLL_CTL_DEL, p->fd, NULL); /* the socket may live on */
+        close(p->fd);
         p->fd = -1;
     }
     p->out = TCP_OUT_CLOSED;
@@ -313,8 +314,10 @@ int tcp_report_failures(faro_tp_t *tp)
             p->why[0] = 0; /* it said goodbye after all */
         p->fail = TCP_FAIL_REPORTED;
         tp->nfail--;
-        if (p->fd >= 0)
+        if (p->fd >= 0) {
+            epoll_ctl(tp->epfd, EPOLL_CTL_DEL, p->fd, NULL); /* the socket may live on */
             close(p->fd);
+        }
         p->fd = -1;
         p->events = 0;
         p->out = TCP_OUT_CLOSED;

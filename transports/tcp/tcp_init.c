@@ -283,6 +283,31 @@ static int tcp_flush_op(faro_tp_t *tp, int peer)
     return FARO_TP_DONE;
 }
 
+/* Read the hellos of accepted connections that have not sent one yet (the
+ * connector may still be on its way to its own finalize), for at most
+ * TCP_DRAIN_S, so that those ranks get our goodbye instead of a broken pipe. */
+static void tcp_await_hellos(faro_tp_t *tp)
+{
+    double end = 0;
+    for (;;) {
+        struct pollfd pf[64];
+        nfds_t n = 0;
+        for (struct tcp_in *in = tp->ins; in && n < 64; in = in->next)
+            if (!in->dead && in->peer < 0) {
+                tcp_read(tp, in);
+                if (!in->dead && in->peer < 0)
+                    pf[n++] = (struct pollfd){ .fd = in->fd, .events = POLLIN };
+            }
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        double now = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+        if (!end)
+            end = now + TCP_DRAIN_S;
+        if (!n || now >= end || poll(pf, n, (int)((end - now) * 1000) + 1) <= 0)
+            return;
+    }
+}
+
 /* Say goodbye on every outbound connection first, then close: a peer that
  * still polls then reads the goodbye before it sees any end of file. */
 static int tcp_finalize(faro_tp_t *tp)
@@ -298,9 +323,7 @@ static int tcp_finalize(faro_tp_t *tp)
          * waiting to be accepted: take it, so the goodbye reaches that rank
          * too (frames are no longer delivered while finalizing). */
         tcp_accept_all(tp);
-        for (struct tcp_in *in = tp->ins; in; in = in->next)
-            if (!in->dead && in->peer < 0)
-                tcp_read(tp, in);
+        tcp_await_hellos(tp);
     }
     for (int r = 0; tp->peers && r < tp->env->size; r++) {
         struct tcp_peer *p = &tp->peers[r];

@@ -28,7 +28,11 @@ void tcp_in_close(faro_tp_t *tp, struct tcp_in *in)
 {
     if (in->dead)
         return;
-    close(in->fd); /* also leaves the epoll set */
+    /* Leave the epoll set explicitly: the pair's socket may still be open
+     * through the writing side's duplicate, and epoll forgets a registration
+     * only when the last descriptor of the socket closes. */
+    epoll_ctl(tp->epfd, EPOLL_CTL_DEL, in->fd, NULL);
+    close(in->fd);
     in->fd = -1;
     in->dead = 1;
     if (in->peer >= 0 && tp->peers[in->peer].in == in)
