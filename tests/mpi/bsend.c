@@ -14,12 +14,8 @@ int main(int argc, char **argv)
 {
     tu_init(&argc, &argv, "bsend");
     tu_need_ranks(2);
-    int peer = tu_rank ^ 1;
-    if (peer >= tu_size) {
-        tu_finish();
-        return 0;
-    }
-    int sender = (tu_rank % 2 == 0);
+    int sender;
+    int peer = tu_pair(&sender);
     unsigned char *ub[2 * NB];
     for (int i = 0; i < 2 * NB; i++)
         ub[i] = tu_malloc((size_t)sizes[i % NB]);

@@ -24,12 +24,8 @@ int main(int argc, char **argv)
 {
     tu_init(&argc, &argv, "probe_mprobe");
     tu_need_ranks(2);
-    int peer = tu_rank ^ 1;
-    if (peer >= tu_size) {
-        tu_finish();
-        return 0;
-    }
-    int sender = (tu_rank % 2 == 0);
+    int sender;
+    int peer = tu_pair(&sender);
     int maxn = 600000 / (int)sizeof(int);
     int *a = tu_malloc(600000), *b = tu_malloc(600000);
     MPI_Status st;

@@ -10,12 +10,8 @@ int main(int argc, char **argv)
 {
     tu_init(&argc, &argv, "rsend");
     tu_need_ranks(2);
-    int peer = tu_rank ^ 1;
-    if (peer >= tu_size) {
-        tu_finish();
-        return 0;
-    }
-    int sender = (tu_rank % 2 == 0);
+    int sender;
+    int peer = tu_pair(&sender);
     unsigned char *buf[NS];
     for (int k = 0; k < NS; k++)
         buf[k] = tu_malloc((size_t)sizes[k]);

@@ -19,12 +19,8 @@ int main(int argc, char **argv)
 {
     tu_init(&argc, &argv, "tag_select");
     tu_need_ranks(2);
-    int peer = tu_rank ^ 1;
-    if (peer >= tu_size) {
-        tu_finish();
-        return 0;
-    }
-    int sender = (tu_rank % 2 == 0);
+    int sender;
+    int peer = tu_pair(&sender);
     unsigned char *buf[NT];
     for (int i = 0; i < NT; i++)
         buf[i] = tu_malloc(200000);

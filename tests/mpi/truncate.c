@@ -24,12 +24,8 @@ int main(int argc, char **argv)
     tu_init(&argc, &argv, "truncate");
     tu_need_ranks(2);
     TU_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
-    int peer = tu_rank ^ 1;
-    if (peer >= tu_size) {
-        tu_finish();
-        return 0;
-    }
-    int sender = (tu_rank % 2 == 0);
+    int sender;
+    int peer = tu_pair(&sender);
     const int sizes[2] = {400, 1 << 20};
     const int small = 100;
     unsigned char *buf = tu_malloc((1 << 20) + GUARD);

@@ -187,6 +187,21 @@ static inline void tu_need_ranks(int n)
         tu_fail("needs at least %d ranks, got %d", n, tu_size);
 }
 
+static inline void tu_finish(void);
+
+/* Pair ranks (0,1), (2,3), ...: returns the partner and sets *sender for the
+ * even one; a rank left without a partner finishes and exits 0. */
+static inline int tu_pair(int *sender)
+{
+    int peer = tu_rank ^ 1;
+    if (peer >= tu_size) {
+        tu_finish();
+        exit(0);
+    }
+    *sender = tu_rank % 2 == 0;
+    return peer;
+}
+
 static inline void tu_finish(void)
 {
     alarm(0);
