@@ -243,8 +243,10 @@ static int choose(int p, char *err, size_t errlen)
     if (best < 0) {
         char why[1024] = "";
         for (int i = 0; i < faro.ntps; i++) {
+            if (faro.tps[i].tp && (faro.tps[i].attr.caps & FARO_TP_CAP_SELF_ONLY))
+                continue; /* never a candidate for another rank */
             size_t u = strlen(why);
-            snprintf(why + u, sizeof why - u, "%s%s: %s", i ? "; " : "", faro.tps[i].ops->name,
+            snprintf(why + u, sizeof why - u, "%s%s: %s", u ? "; " : "", faro.tps[i].ops->name,
                      tp_why[i] ? tp_why[i] : "usable here but not by that rank or not to it");
         }
         return snprintf(err, errlen,

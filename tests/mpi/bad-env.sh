@@ -30,4 +30,21 @@ expect fail "FARO_TRANSPORTS=tcp,bogus: unknown transport 'bogus' (built in: sel
 expect fail "FARO_TCP_IF=nosuch0 matches no" FARO_TRANSPORTS=tcp FARO_TCP_IF=nosuch0
 expect ok "FARO_EAGR_LIMIT is not a Faro tunable (did you mean FARO_EAGER_LIMIT?)" \
     FARO_EAGR_LIMIT=4k
+# A /dev/shm too small for the queues: shm says so and names the fix; with only
+# shm allowed the job cannot start, with the default list it goes over tcp.
+# Needs a private mount namespace (root): skipped where unshare cannot make one.
+if unshare -m true 2>/dev/null; then
+    # small [VAR=VAL...] CMD...: run CMD with a 1 MiB /dev/shm of its own
+    small() { unshare -m sh -c 'mount -t tmpfs -o size=1m tmpfs /dev/shm && exec env "$@"' sh "$@"; }
+    small FARO_TRANSPORTS=shm FARO_SHM_SLOTS=64 timeout 30 "$MPIEXEC" -n 2 "$HELLO" \
+        >"$OUT.out" 2>"$OUT.err" </dev/null && fail "a 1 MiB /dev/shm: the job started"
+    grep -qF "/dev/shm has 1.0 MiB free, needs" "$OUT.err" || fail "no /dev/shm size message"
+    grep -qF "lower FARO_SHM_SLOTS (now 64)" "$OUT.err" || fail "the message names no fix"
+    echo "ok: /dev/shm too small, shm only"
+    small FARO_SHM_SLOTS=64 timeout 30 "$MPIEXEC" -n 2 "$HELLO" >"$OUT.out" 2>"$OUT.err" \
+        </dev/null || fail "a 1 MiB /dev/shm: no fallback to tcp"
+    echo "ok: /dev/shm too small, fallback to tcp"
+else
+    echo "skip: /dev/shm size checks (no private mount namespace here)"
+fi
 exit 0
