@@ -80,6 +80,7 @@ void *faro_place(void *core, int peer, unsigned kind, const void *hdr, size_t hd
                  size_t len);
 /* Installs the protocol handlers on a transport. */
 void faro_p2p_handlers(struct faro_transport *t);
+void faro_recv_handlers(struct faro_transport *t); /* recv.c's share of it */
 _Noreturn void faro_tp_failed(int peer, const char *op, int rc);
 
 #endif

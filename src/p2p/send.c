@@ -190,8 +190,6 @@ static void on_fin_ack(void *core, int peer, const void *hdr, size_t hdrlen, con
         faro_req_complete(r);
 }
 
-void faro_recv_handlers(struct faro_transport *t);
-
 void faro_p2p_handlers(struct faro_transport *t)
 {
     t->ops->set_handler(t->tp, FARO_AM_CTS, on_cts);

@@ -229,8 +229,11 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int code)
 #pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
 int PMPI_Errhandler_free(MPI_Errhandler *eh)
 {
-    if (!eh || check_eh("MPI_Errhandler_free", *eh))
-        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Errhandler_free: invalid errhandler");
+    if (!eh)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Errhandler_free: errhandler is NULL");
+    int rc = check_eh("MPI_Errhandler_free", *eh);
+    if (rc)
+        return rc;
     if (!(*eh)->predefined && --(*eh)->refcount == 0)
         free(*eh);
     *eh = MPI_ERRHANDLER_NULL;

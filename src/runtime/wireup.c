@@ -108,23 +108,28 @@ static int ncores(void)
     return n > 0 ? (int)n : 1;
 }
 
+/* The next name in a comma/space separated list: its start (NULL at the end)
+ * and its length in *len. */
+static const char *next_name(const char *p, size_t *len)
+{
+    while (*p == ',' || isspace((unsigned char)*p))
+        p++;
+    const char *e = p;
+    while (*e && *e != ',' && !isspace((unsigned char)*e))
+        e++;
+    *len = (size_t)(e - p);
+    return *len ? p : NULL;
+}
+
 /* Position of a transport in FARO_TRANSPORTS, -1 when not listed. */
 static int listed(const char *name)
 {
-    const char *list = faro_tun_str(FARO_TUN_TRANSPORTS);
-    size_t n = strlen(name);
+    size_t n = strlen(name), len;
     int pos = 0;
-    for (const char *p = list; *p;) {
-        while (*p == ',' || isspace((unsigned char)*p))
-            p++;
-        const char *e = p;
-        while (*e && *e != ',' && !isspace((unsigned char)*e))
-            e++;
-        if ((size_t)(e - p) == n && !strncmp(p, name, n))
+    for (const char *p = faro_tun_str(FARO_TUN_TRANSPORTS); (p = next_name(p, &len)); p += len) {
+        if (len == n && !strncmp(p, name, n))
             return pos;
-        if (e > p)
-            pos++;
-        p = e;
+        pos++;
     }
     return -1;
 }
@@ -137,24 +142,17 @@ static int check_transport_list(char *err, size_t errlen)
         strcat(known, i ? ", " : "");
         strcat(known, faro_transports[i]->name);
     }
-    for (const char *p = list; *p;) {
-        while (*p == ',' || isspace((unsigned char)*p))
-            p++;
-        const char *e = p;
-        while (*e && *e != ',' && !isspace((unsigned char)*e))
-            e++;
-        if (e == p)
-            break;
+    size_t len;
+    for (const char *p = list; (p = next_name(p, &len)); p += len) {
         int found = 0;
         for (int i = 0; faro_transports[i]; i++)
-            if (strlen(faro_transports[i]->name) == (size_t)(e - p) &&
-                !strncmp(faro_transports[i]->name, p, (size_t)(e - p)))
+            if (strlen(faro_transports[i]->name) == len &&
+                !strncmp(faro_transports[i]->name, p, len))
                 found = 1;
         if (!found)
             return snprintf(err, errlen,
                             "FARO_TRANSPORTS=%s: unknown transport '%.*s' (built in: %s)", list,
-                            (int)(e - p), p, known), -1;
-        p = e;
+                            (int)len, p, known), -1;
     }
     return 0;
 }
@@ -232,9 +230,11 @@ static int choose(int p, char *err, size_t errlen)
             int pos = self ? -1 : listed(t->ops->name);
             if (pos >= best_pos)
                 continue;
-            int n = peer_blob(t, p, blob);
+            uint8_t cand[FARO_TP_MAX_ADDR];
+            int n = peer_blob(t, p, cand);
             if (n < 0)
                 continue;
+            memcpy(blob, cand, (size_t)n);
             best = i;
             best_pos = pos;
             len = n;
@@ -254,7 +254,6 @@ static int choose(int p, char *err, size_t errlen)
                         faro_tun_str(FARO_TUN_TRANSPORTS), why), -1;
     }
     struct faro_transport *t = &faro.tps[best];
-    peer_blob(t, p, blob);
     int rc = t->ops->connect(t->tp, p, blob, (size_t)len);
     if (rc != FARO_TP_OK && rc != FARO_TP_DONE && rc != FARO_TP_AGAIN)
         return snprintf(err, errlen, "%s: cannot connect to rank %d", t->ops->name, p), -1;
@@ -264,14 +263,21 @@ static int choose(int p, char *err, size_t errlen)
     return 0;
 }
 
+/* A transport's own knob, set by the user, wins; then FARO_EAGER_LIMIT; then
+ * the transport's default. */
+static size_t eager_limit(const faro_tp_attr_t *a)
+{
+    if (!a->eager_limit_user && faro_tun_isset(FARO_TUN_EAGER_LIMIT))
+        return (size_t)faro_tun_int(FARO_TUN_EAGER_LIMIT);
+    return a->eager_limit;
+}
+
 static void peer_limits(void)
 {
     for (int p = 0; p < faro.size; p++) {
         struct faro_peer *pe = &faro.peers[p];
         const faro_tp_attr_t *a = &pe->t->attr;
-        pe->eager_limit = a->eager_limit;
-        if (!a->eager_limit_user && faro_tun_isset(FARO_TUN_EAGER_LIMIT))
-            pe->eager_limit = (size_t)faro_tun_int(FARO_TUN_EAGER_LIMIT);
+        pe->eager_limit = eager_limit(a);
         pe->max_inline = a->max_inline;
         pe->frag = faro_tun_isset(FARO_TUN_RNDV_FRAG_SIZE)
                        ? (size_t)faro_tun_int(FARO_TUN_RNDV_FRAG_SIZE) : a->frag_size;
@@ -282,7 +288,7 @@ static void peer_limits(void)
         struct faro_transport *t = &faro.tps[i];
         if (t->used)
             faro_info(1, "transport %s: eager limit %zu, max inline %zu, fragment %zu, "
-                      "single copy %s", t->ops->name, t->attr.eager_limit, t->attr.max_inline,
+                      "single copy %s", t->ops->name, eager_limit(&t->attr), t->attr.max_inline,
                       t->attr.frag_size, (t->attr.caps & FARO_TP_CAP_GET) ? "yes" : "no");
     }
 }
