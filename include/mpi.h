@@ -214,6 +214,13 @@ FARO_TYPE(2int) FARO_TYPE(short_int) FARO_TYPE(long_double_int)
 #define MPI_ERR_ERRHANDLER 60
 #define MPI_ERR_LASTCODE 61
 
+/* constants of the MPI-breadth areas (each area adds below its own line) */
+/* area datatype: */
+/* area op: */
+/* area comm: */
+/* area attr: */
+/* area coll: */
+
 /* ---- functions: each under its MPI_ and PMPI_ name ---- */
 #define FARO_API(ret, name, args) ret MPI_##name args; ret PMPI_##name args;
 
@@ -298,6 +305,24 @@ FARO_API(int, Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message,
 FARO_API(int, Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status))
 FARO_API(int, Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status))
 FARO_API(int, Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request))
+
+/* ---- sections of the MPI-breadth work; each area adds its own ---- */
+
+/* datatype constructors, pack/unpack, addresses (area: datatype) */
+
+/* reductions and ops (area: op) */
+
+/* info objects (area: op) */
+
+/* handle conversion c2f/f2c, status helpers, memory (area: op) */
+
+/* communicators and groups (area: comm) */
+
+/* topologies (area: comm) */
+
+/* attributes, keyvals, error classes (area: attr) */
+
+/* collectives (area: coll) */
 
 #undef FARO_API
 

@@ -14,27 +14,12 @@
 
 #define FARO_TAG_UB 2147483647
 
-/* ---- datatypes ---- */
-
-struct faro_seg {
-    MPI_Aint off; /* from the element's start */
-    size_t len;
-};
-
-struct faro_datatype {
-    size_t size;           /* bytes of data per element */
-    MPI_Aint lb, extent;   /* element spacing */
-    int contig;            /* one segment at offset 0 with size == extent */
-    int nseg;
-    struct faro_seg *seg;  /* the element's typemap as byte segments */
-    int predefined;
-    const char *name;
-};
-
-int faro_type_check(MPI_Datatype t); /* 0 when usable in communication */
-/* Copy count elements between a typed buffer and a contiguous byte stream. */
-void faro_type_pack(const void *buf, size_t count, MPI_Datatype t, void *out);
-void faro_type_unpack(const void *in, size_t bytes, void *buf, MPI_Datatype t);
+/* ---- objects: one header per object, each owned by its .c file ---- */
+#include "objects/handles.h"
+#include "objects/datatype.h"
+#include "objects/op.h"
+#include "objects/info.h"
+#include "objects/attr.h"
 
 /* ---- errors ---- */
 
@@ -55,19 +40,26 @@ int faro_err(MPI_Comm comm, int errclass, const char *fmt, ...)
 /* Ends the job: message on stderr, then the launcher is asked to end every rank. */
 _Noreturn void faro_fatal(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* ---- communicators ---- */
+#include "objects/group.h"
+#include "objects/comm.h"
 
-struct faro_comm {
-    uint32_t context_id;   /* point-to-point matching context */
-    int rank, size;
-    int *world;            /* world[r]: job rank of comm rank r (NULL: identity) */
-    MPI_Errhandler errhandler;
-    char name[MPI_MAX_OBJECT_NAME];
-    int predefined;
-};
-
-static inline int faro_comm_world_rank(MPI_Comm c, int r) { return c->world ? c->world[r] : r; }
-int faro_comm_check(MPI_Comm c); /* 0 when usable */
+/* ---- point-to-point for collectives ----
+ * Like MPI_Isend/Irecv/Send/Recv/Sendrecv on comm, with an internal tag at or
+ * below FARO_TAG_COLL_MAX: user receives never match it (MPI_ANY_TAG included)
+ * and errors are reported under fn, the collective's name. Requests from the
+ * i-variants are completed with MPI_Wait/Waitall/Test like any other. */
+#define FARO_TAG_COLL_MAX (-2)
+int faro_coll_isend(const char *fn, const void *buf, int count, MPI_Datatype type, int dest,
+                    int tag, MPI_Comm comm, MPI_Request *req);
+int faro_coll_irecv(const char *fn, void *buf, int count, MPI_Datatype type, int source,
+                    int tag, MPI_Comm comm, MPI_Request *req);
+int faro_coll_send(const char *fn, const void *buf, int count, MPI_Datatype type, int dest,
+                   int tag, MPI_Comm comm);
+int faro_coll_recv(const char *fn, void *buf, int count, MPI_Datatype type, int source,
+                   int tag, MPI_Comm comm, MPI_Status *status);
+int faro_coll_sendrecv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       int dest, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                       int tag, MPI_Comm comm, MPI_Status *status);
 
 /* ---- peers and transports ---- */
 

@@ -100,10 +100,15 @@ int faro_req_start(struct faro_request *r)
 }
 
 int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
-              MPI_Datatype type, int rank, int tag, MPI_Comm comm, int persistent,
+              MPI_Datatype type, int rank, int tag, MPI_Comm comm, int flags,
               struct faro_request **out)
 {
-    int rc = faro_check_p2p(fn, comm, buf, count, type, rank, tag, kind == FARO_REQ_RECV);
+    int persistent = flags & FARO_POST_PERSISTENT;
+    int check_tag = (flags & FARO_POST_INTERNAL) ? 0 : tag;
+    if ((flags & FARO_POST_INTERNAL) && tag > FARO_TAG_COLL_MAX)
+        faro_fatal(MPI_ERR_INTERN, "%s: internal tag %d is not below %d", fn, tag,
+                   FARO_TAG_COLL_MAX + 1);
+    int rc = faro_check_p2p(fn, comm, buf, count, type, rank, check_tag, kind == FARO_REQ_RECV);
     if (rc)
         return rc;
     struct faro_request *r = faro_req_alloc(kind, comm);
@@ -132,10 +137,11 @@ int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
 /* ---- blocking ---- */
 
 static int blocking(const char *fn, int kind, int mode, const void *buf, int count,
-                    MPI_Datatype type, int rank, int tag, MPI_Comm comm, MPI_Status *st)
+                    MPI_Datatype type, int rank, int tag, MPI_Comm comm, MPI_Status *st,
+                    int flags)
 {
     struct faro_request *r;
-    int rc = faro_post(fn, kind, mode, buf, count, type, rank, tag, comm, 0, &r);
+    int rc = faro_post(fn, kind, mode, buf, count, type, rank, tag, comm, flags, &r);
     if (rc)
         return rc;
     return faro_wait_release(fn, r, st);
@@ -145,14 +151,14 @@ static int blocking(const char *fn, int kind, int mode, const void *buf, int cou
 int PMPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
     return blocking("MPI_Send", FARO_REQ_SEND, FARO_MODE_STANDARD, buf, count, type, dest, tag,
-                    comm, MPI_STATUS_IGNORE);
+                    comm, MPI_STATUS_IGNORE, 0);
 }
 
 #pragma weak MPI_Ssend = PMPI_Ssend
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
     return blocking("MPI_Ssend", FARO_REQ_SEND, FARO_MODE_SYNC, buf, count, type, dest, tag,
-                    comm, MPI_STATUS_IGNORE);
+                    comm, MPI_STATUS_IGNORE, 0);
 }
 
 /* A ready send may assume the receive is posted; the standard protocol is
@@ -161,21 +167,21 @@ int PMPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
     return blocking("MPI_Rsend", FARO_REQ_SEND, FARO_MODE_READY, buf, count, type, dest, tag,
-                    comm, MPI_STATUS_IGNORE);
+                    comm, MPI_STATUS_IGNORE, 0);
 }
 
 #pragma weak MPI_Bsend = PMPI_Bsend
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
     return blocking("MPI_Bsend", FARO_REQ_SEND, FARO_MODE_BUFFERED, buf, count, type, dest, tag,
-                    comm, MPI_STATUS_IGNORE);
+                    comm, MPI_STATUS_IGNORE, 0);
 }
 
 #pragma weak MPI_Recv = PMPI_Recv
 int PMPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
-    return blocking("MPI_Recv", FARO_REQ_RECV, 0, buf, count, type, source, tag, comm, status);
+    return blocking("MPI_Recv", FARO_REQ_RECV, 0, buf, count, type, source, tag, comm, status, 0);
 }
 
 /* ---- nonblocking ---- */
@@ -270,4 +276,54 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int
                        recvtag, comm, status);
     free(copy);
     return rc;
+}
+
+/* ---- collectives' point-to-point (internal tags) ---- */
+
+int faro_coll_isend(const char *fn, const void *buf, int count, MPI_Datatype type, int dest,
+                    int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return faro_post(fn, FARO_REQ_SEND, FARO_MODE_STANDARD, buf, count, type, dest, tag, comm,
+                     FARO_POST_INTERNAL, req);
+}
+
+int faro_coll_irecv(const char *fn, void *buf, int count, MPI_Datatype type, int source,
+                    int tag, MPI_Comm comm, MPI_Request *req)
+{
+    return faro_post(fn, FARO_REQ_RECV, 0, buf, count, type, source, tag, comm,
+                     FARO_POST_INTERNAL, req);
+}
+
+int faro_coll_send(const char *fn, const void *buf, int count, MPI_Datatype type, int dest,
+                   int tag, MPI_Comm comm)
+{
+    return blocking(fn, FARO_REQ_SEND, FARO_MODE_STANDARD, buf, count, type, dest, tag, comm,
+                    MPI_STATUS_IGNORE, FARO_POST_INTERNAL);
+}
+
+int faro_coll_recv(const char *fn, void *buf, int count, MPI_Datatype type, int source,
+                   int tag, MPI_Comm comm, MPI_Status *status)
+{
+    return blocking(fn, FARO_REQ_RECV, 0, buf, count, type, source, tag, comm, status,
+                    FARO_POST_INTERNAL);
+}
+
+int faro_coll_sendrecv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       int dest, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                       int tag, MPI_Comm comm, MPI_Status *status)
+{
+    struct faro_request *rr = NULL, *sr = NULL;
+    int rc = faro_coll_irecv(fn, recvbuf, recvcount, recvtype, source, tag, comm, &rr);
+    if (rc)
+        return rc;
+    rc = faro_coll_isend(fn, sendbuf, sendcount, sendtype, dest, tag, comm, &sr);
+    if (rc) {
+        PMPI_Cancel(&rr);
+        FARO_WAIT_UNTIL(rr->complete);
+        faro_req_release(rr);
+        return rc;
+    }
+    int rs = faro_wait_release(fn, sr, MPI_STATUS_IGNORE);
+    int rv = faro_wait_release(fn, rr, status);
+    return rv ? rv : rs;
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # check-mpi.sh: the `make check` driver for the MPI test programs. Runs
-# run-testlist with the mpiexec of this build tree on tests/mpi/testlist,
-# under every configuration of run-testlist's matrix.
+# run-testlist with the mpiexec of this build tree on tests/mpi/testlist and
+# the per-area lists tests/mpi/testlist-*, under every configuration of
+# run-testlist's matrix.
 #   TESTLIST_CONFIGS=shm,tcp   restrict the configurations
 #   TESTLIST_MPIEXEC=CMD       use another launcher command
 # automake's test harness runs this from the top build directory and
@@ -20,4 +21,4 @@ else
     exit 77
 fi
 exec "$srcdir/tests/mpi/run-testlist" --mpiexec "$launcher" \
-    --bindir "$top_builddir/tests/mpi" "$srcdir/tests/mpi/testlist"
+    --bindir "$top_builddir/tests/mpi" "$srcdir/tests/mpi/testlist" "$srcdir"/tests/mpi/testlist-*

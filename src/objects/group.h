@@ -1,0 +1,9 @@
+/*
+ * Groups (owner: group.c).
+ */
+#ifndef FARO_OBJECTS_GROUP_H
+#define FARO_OBJECTS_GROUP_H
+
+#include "mpi.h"
+
+#endif
