@@ -33,6 +33,7 @@ typedef struct faro_op *MPI_Op;
 typedef struct faro_group *MPI_Group;
 typedef struct faro_info *MPI_Info;
 typedef struct faro_message *MPI_Message;
+typedef struct faro_win *MPI_Win;
 
 typedef intptr_t MPI_Aint;
 typedef long long MPI_Offset;
@@ -73,6 +74,7 @@ FARO_PREDEFINED(faro_message, faro_mpi_message_no_proc)
 #define MPI_OP_NULL ((MPI_Op)0)
 #define MPI_GROUP_NULL ((MPI_Group)0)
 #define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_WIN_NULL ((MPI_Win)0)
 
 /* Predefined datatypes */
 #define FARO_TYPE(name) extern struct faro_datatype faro_mpi_##name;
@@ -216,9 +218,122 @@ FARO_TYPE(2int) FARO_TYPE(short_int) FARO_TYPE(long_double_int)
 
 /* constants of the MPI-breadth areas (each area adds below its own line) */
 /* area datatype: */
+#define MPI_COMBINER_NAMED 1
+#define MPI_COMBINER_DUP 2
+#define MPI_COMBINER_CONTIGUOUS 3
+#define MPI_COMBINER_VECTOR 4
+#define MPI_COMBINER_HVECTOR_INTEGER 5
+#define MPI_COMBINER_HVECTOR 6
+#define MPI_COMBINER_INDEXED 7
+#define MPI_COMBINER_HINDEXED_INTEGER 8
+#define MPI_COMBINER_HINDEXED 9
+#define MPI_COMBINER_INDEXED_BLOCK 10
+#define MPI_COMBINER_HINDEXED_BLOCK 11
+#define MPI_COMBINER_STRUCT_INTEGER 12
+#define MPI_COMBINER_STRUCT 13
+#define MPI_COMBINER_SUBARRAY 14
+#define MPI_COMBINER_DARRAY 15
+#define MPI_COMBINER_F90_REAL 16
+#define MPI_COMBINER_F90_COMPLEX 17
+#define MPI_COMBINER_F90_INTEGER 18
+#define MPI_COMBINER_RESIZED 19
+#define MPI_ORDER_C 56
+#define MPI_ORDER_FORTRAN 57
+#define MPI_DISTRIBUTE_BLOCK 121
+#define MPI_DISTRIBUTE_CYCLIC 122
+#define MPI_DISTRIBUTE_NONE 123
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+#define MPI_TYPECLASS_INTEGER 1
+#define MPI_TYPECLASS_REAL 2
+#define MPI_TYPECLASS_COMPLEX 3
 /* area op: */
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+FARO_PREDEFINED(faro_op, faro_mpi_op_max)
+FARO_PREDEFINED(faro_op, faro_mpi_op_min)
+FARO_PREDEFINED(faro_op, faro_mpi_op_sum)
+FARO_PREDEFINED(faro_op, faro_mpi_op_prod)
+FARO_PREDEFINED(faro_op, faro_mpi_op_land)
+FARO_PREDEFINED(faro_op, faro_mpi_op_band)
+FARO_PREDEFINED(faro_op, faro_mpi_op_lor)
+FARO_PREDEFINED(faro_op, faro_mpi_op_bor)
+FARO_PREDEFINED(faro_op, faro_mpi_op_lxor)
+FARO_PREDEFINED(faro_op, faro_mpi_op_bxor)
+FARO_PREDEFINED(faro_op, faro_mpi_op_maxloc)
+FARO_PREDEFINED(faro_op, faro_mpi_op_minloc)
+FARO_PREDEFINED(faro_op, faro_mpi_op_replace)
+FARO_PREDEFINED(faro_op, faro_mpi_op_no_op)
+#define MPI_MAX (&faro_mpi_op_max)
+#define MPI_MIN (&faro_mpi_op_min)
+#define MPI_SUM (&faro_mpi_op_sum)
+#define MPI_PROD (&faro_mpi_op_prod)
+#define MPI_LAND (&faro_mpi_op_land)
+#define MPI_BAND (&faro_mpi_op_band)
+#define MPI_LOR (&faro_mpi_op_lor)
+#define MPI_BOR (&faro_mpi_op_bor)
+#define MPI_LXOR (&faro_mpi_op_lxor)
+#define MPI_BXOR (&faro_mpi_op_bxor)
+#define MPI_MAXLOC (&faro_mpi_op_maxloc)
+#define MPI_MINLOC (&faro_mpi_op_minloc)
+#define MPI_REPLACE (&faro_mpi_op_replace)
+#define MPI_NO_OP (&faro_mpi_op_no_op)
+FARO_PREDEFINED(faro_info, faro_mpi_info_env)
+#define MPI_INFO_ENV (&faro_mpi_info_env)
+#define MPI_MAX_INFO_KEY 255
+#define MPI_MAX_INFO_VAL 1024
+#define MPI_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
+#define MPI_F_SOURCE 0
+#define MPI_F_TAG 1
+#define MPI_F_ERROR 2
 /* area comm: */
+extern struct faro_group faro_mpi_group_empty;
+#define MPI_GROUP_EMPTY (&faro_mpi_group_empty)
+#define MPI_IDENT 0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR 2
+#define MPI_UNEQUAL 3
+#define MPI_COMM_TYPE_SHARED 1
+#define MPI_GRAPH 1
+#define MPI_CART 2
+#define MPI_DIST_GRAPH 3
+extern int faro_mpi_unweighted, faro_mpi_weights_empty;
+#define MPI_UNWEIGHTED (&faro_mpi_unweighted)
+#define MPI_WEIGHTS_EMPTY (&faro_mpi_weights_empty)
 /* area attr: */
+#define MPI_KEYVAL_INVALID (-1)
+/* predefined attribute keys (MPI_Comm_get_attr gives a pointer to an int) */
+#define MPI_TAG_UB 1
+#define MPI_HOST 2
+#define MPI_IO 3
+#define MPI_WTIME_IS_GLOBAL 4
+#define MPI_UNIVERSE_SIZE 5
+#define MPI_APPNUM 6
+#define MPI_LASTUSEDCODE 7
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out,
+                                        int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int comm_keyval, void *attribute_val,
+                                          void *extra_state);
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval,
+                                        void *extra_state, void *attribute_val_in,
+                                        void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
+                                          void *attribute_val, void *extra_state);
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;     /* MPI-1 names */
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+/* the predefined callbacks are functions in the library */
+MPI_Comm_copy_attr_function faro_comm_null_copy_fn, faro_comm_dup_fn;
+MPI_Comm_delete_attr_function faro_comm_null_delete_fn;
+MPI_Type_copy_attr_function faro_type_null_copy_fn, faro_type_dup_fn;
+MPI_Type_delete_attr_function faro_type_null_delete_fn;
+#define MPI_COMM_NULL_COPY_FN faro_comm_null_copy_fn
+#define MPI_COMM_DUP_FN faro_comm_dup_fn
+#define MPI_COMM_NULL_DELETE_FN faro_comm_null_delete_fn
+#define MPI_TYPE_NULL_COPY_FN faro_type_null_copy_fn
+#define MPI_TYPE_DUP_FN faro_type_dup_fn
+#define MPI_TYPE_NULL_DELETE_FN faro_type_null_delete_fn
+#define MPI_NULL_COPY_FN faro_comm_null_copy_fn
+#define MPI_DUP_FN faro_comm_dup_fn
+#define MPI_NULL_DELETE_FN faro_comm_null_delete_fn
 /* area coll: */
 
 /* ---- functions: each under its MPI_ and PMPI_ name ---- */
@@ -235,6 +350,7 @@ FARO_API(int, Query_thread, (int *provided))
 FARO_API(int, Is_thread_main, (int *flag))
 FARO_API(int, Get_processor_name, (char *name, int *resultlen))
 FARO_API(int, Get_version, (int *version, int *subversion))
+FARO_API(int, Pcontrol, (const int level, ...))
 FARO_API(int, Get_library_version, (char *version, int *resultlen))
 FARO_API(double, Wtime, (void))
 FARO_API(double, Wtick, (void))
@@ -309,20 +425,185 @@ FARO_API(int, Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message 
 /* ---- sections of the MPI-breadth work; each area adds its own ---- */
 
 /* datatype constructors, pack/unpack, addresses (area: datatype) */
+FARO_API(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype))
+FARO_API(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype))
+FARO_API(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype))
+FARO_API(int, Type_indexed, (int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+FARO_API(int, Type_create_hindexed, (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+FARO_API(int, Type_create_indexed_block, (int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+FARO_API(int, Type_create_hindexed_block, (int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+FARO_API(int, Type_create_struct, (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype))
+FARO_API(int, Type_create_subarray, (int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
+FARO_API(int, Type_create_darray, (int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
+FARO_API(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype))
+FARO_API(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype))
+FARO_API(int, Type_commit, (MPI_Datatype *datatype))
+FARO_API(int, Type_free, (MPI_Datatype *datatype))
+FARO_API(int, Type_size_x, (MPI_Datatype datatype, MPI_Count *size))
+FARO_API(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent))
+FARO_API(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent))
+FARO_API(int, Type_get_true_extent_x, (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent))
+FARO_API(int, Type_get_envelope, (MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner))
+FARO_API(int, Type_get_contents, (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]))
+FARO_API(int, Type_set_name, (MPI_Datatype datatype, const char *type_name))
+FARO_API(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen))
+FARO_API(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count))
+FARO_API(int, Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count))
+FARO_API(int, Status_set_elements_x, (MPI_Status *status, MPI_Datatype datatype, MPI_Count count))
+FARO_API(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm))
+FARO_API(int, Unpack, (const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm))
+FARO_API(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size))
+FARO_API(int, Get_address, (const void *location, MPI_Aint *address))
+FARO_API(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
+FARO_API(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
+FARO_API(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype))
 
 /* reductions and ops (area: op) */
+FARO_API(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op))
+FARO_API(int, Op_free, (MPI_Op *op))
+FARO_API(int, Op_commutative, (MPI_Op op, int *commute))
+FARO_API(int, Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op))
 
 /* info objects (area: op) */
+FARO_API(int, Info_create, (MPI_Info *info))
+FARO_API(int, Info_create_env, (int argc, char *argv[], MPI_Info *info))
+FARO_API(int, Info_set, (MPI_Info info, const char *key, const char *value))
+FARO_API(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag))
+FARO_API(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag))
+FARO_API(int, Info_get_string, (MPI_Info info, const char *key, int *buflen, char *value, int *flag))
+FARO_API(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
+FARO_API(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
+FARO_API(int, Info_delete, (MPI_Info info, const char *key))
+FARO_API(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
+FARO_API(int, Info_free, (MPI_Info *info))
 
 /* handle conversion c2f/f2c, status helpers, memory (area: op) */
+FARO_API(MPI_Fint, Comm_c2f, (MPI_Comm comm))
+FARO_API(MPI_Comm, Comm_f2c, (MPI_Fint comm))
+FARO_API(MPI_Fint, Type_c2f, (MPI_Datatype datatype))
+FARO_API(MPI_Datatype, Type_f2c, (MPI_Fint datatype))
+FARO_API(MPI_Fint, Group_c2f, (MPI_Group group))
+FARO_API(MPI_Group, Group_f2c, (MPI_Fint group))
+FARO_API(MPI_Fint, Request_c2f, (MPI_Request request))
+FARO_API(MPI_Request, Request_f2c, (MPI_Fint request))
+FARO_API(MPI_Fint, Op_c2f, (MPI_Op op))
+FARO_API(MPI_Op, Op_f2c, (MPI_Fint op))
+FARO_API(MPI_Fint, Info_c2f, (MPI_Info info))
+FARO_API(MPI_Info, Info_f2c, (MPI_Fint info))
+FARO_API(MPI_Fint, Errhandler_c2f, (MPI_Errhandler errhandler))
+FARO_API(MPI_Errhandler, Errhandler_f2c, (MPI_Fint errhandler))
+FARO_API(MPI_Fint, Message_c2f, (MPI_Message message))
+FARO_API(MPI_Message, Message_f2c, (MPI_Fint message))
+FARO_API(int, Status_c2f, (const MPI_Status *c_status, MPI_Fint *f_status))
+FARO_API(int, Status_f2c, (const MPI_Fint *f_status, MPI_Status *c_status))
+FARO_API(int, Status_set_cancelled, (MPI_Status *status, int flag))
+FARO_API(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void *baseptr))
+FARO_API(int, Free_mem, (void *base))
 
 /* communicators and groups (area: comm) */
+FARO_API(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
+FARO_API(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm))
+FARO_API(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request))
+FARO_API(int, Comm_idup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request))
+FARO_API(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
+FARO_API(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm))
+FARO_API(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
+FARO_API(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm))
+FARO_API(int, Comm_free, (MPI_Comm *comm))
+FARO_API(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
+FARO_API(int, Comm_group, (MPI_Comm comm, MPI_Group *group))
+FARO_API(int, Comm_test_inter, (MPI_Comm comm, int *flag))
+FARO_API(int, Comm_set_name, (MPI_Comm comm, const char *comm_name))
+FARO_API(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen))
+FARO_API(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
+FARO_API(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
+FARO_API(int, Group_size, (MPI_Group group, int *size))
+FARO_API(int, Group_rank, (MPI_Group group, int *rank))
+FARO_API(int, Group_translate_ranks, (MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]))
+FARO_API(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result))
+FARO_API(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+FARO_API(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+FARO_API(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+FARO_API(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+FARO_API(int, Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+FARO_API(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+FARO_API(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+FARO_API(int, Group_free, (MPI_Group *group))
 
 /* topologies (area: comm) */
+FARO_API(int, Cart_create, (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart))
+FARO_API(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank))
+FARO_API(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]))
+FARO_API(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank))
+FARO_API(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest))
+FARO_API(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm))
+FARO_API(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]))
+FARO_API(int, Cartdim_get, (MPI_Comm comm, int *ndims))
+FARO_API(int, Dims_create, (int nnodes, int ndims, int dims[]))
+FARO_API(int, Topo_test, (MPI_Comm comm, int *status))
+FARO_API(int, Graph_create, (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph))
+FARO_API(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank))
+FARO_API(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges))
+FARO_API(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]))
+FARO_API(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors))
+FARO_API(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]))
+FARO_API(int, Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
+FARO_API(int, Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
+FARO_API(int, Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree, int *outdegree, int *weighted))
+FARO_API(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]))
 
 /* attributes, keyvals, error classes (area: attr) */
+FARO_API(int, Comm_create_keyval, (MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                                   MPI_Comm_delete_attr_function *comm_delete_attr_fn,
+                                   int *comm_keyval, void *extra_state))
+FARO_API(int, Comm_free_keyval, (int *comm_keyval))
+FARO_API(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val))
+FARO_API(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag))
+FARO_API(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
+FARO_API(int, Type_create_keyval, (MPI_Type_copy_attr_function *type_copy_attr_fn,
+                                   MPI_Type_delete_attr_function *type_delete_attr_fn,
+                                   int *type_keyval, void *extra_state))
+FARO_API(int, Type_free_keyval, (int *type_keyval))
+FARO_API(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val))
+FARO_API(int, Type_get_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val,
+                              int *flag))
+FARO_API(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval))
+FARO_API(int, Keyval_create, (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn,
+                              int *keyval, void *extra_state))
+FARO_API(int, Keyval_free, (int *keyval))
+FARO_API(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val))
+FARO_API(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag))
+FARO_API(int, Attr_delete, (MPI_Comm comm, int keyval))
+FARO_API(int, Add_error_class, (int *errorclass))
+FARO_API(int, Add_error_code, (int errorclass, int *errorcode))
+FARO_API(int, Add_error_string, (int errorcode, const char *string))
+
+/* one-sided: not implemented; creating a window is MPI_ERR_UNSUPPORTED_OPERATION */
+FARO_API(int, Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win))
+FARO_API(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win))
+FARO_API(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win))
+FARO_API(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size))
+FARO_API(int, Win_detach, (MPI_Win win, const void *base))
+FARO_API(int, Win_free, (MPI_Win *win))
 
 /* collectives (area: coll) */
+FARO_API(int, Barrier, (MPI_Comm comm))
+FARO_API(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm))
+FARO_API(int, Gather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+FARO_API(int, Gatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm))
+FARO_API(int, Scatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+FARO_API(int, Scatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+FARO_API(int, Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+FARO_API(int, Allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm))
+FARO_API(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+FARO_API(int, Alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm))
+FARO_API(int, Alltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm))
+FARO_API(int, Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm))
+FARO_API(int, Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+FARO_API(int, Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+FARO_API(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+FARO_API(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+FARO_API(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 
 #undef FARO_API
 

@@ -23,19 +23,38 @@
 
 /* ---- errors ---- */
 
+#define FARO_ERRHANDLER_MAGIC 0x45524841u
+
 struct faro_errhandler {
+    uint32_t magic; /* FARO_ERRHANDLER_MAGIC while the handle is live */
     int kind; /* FARO_EH_FATAL, FARO_EH_RETURN, FARO_EH_ABORT, FARO_EH_USER */
     MPI_Comm_errhandler_function *fn;
-    int refcount;
+    int refcount;   /* user handlers: the program's handle + each object using it */
     int predefined;
 };
 enum { FARO_EH_FATAL, FARO_EH_RETURN, FARO_EH_ABORT, FARO_EH_USER };
+
+/* References held by objects (a communicator holds one on its errhandler):
+ * take one when an object starts using eh, drop it when it stops; the last
+ * drop frees a user handler. Predefined handlers are not counted. */
+void faro_errhandler_retain(MPI_Errhandler eh);
+void faro_errhandler_release(MPI_Errhandler eh);
+/* 0 when eh is a live errhandler (predefined or user). */
+int faro_errhandler_check(MPI_Errhandler eh);
+/* The MPI_LASTUSEDCODE attribute: the last class or code the program added
+ * (MPI_ERR_LASTCODE before any). */
+extern int faro_lastusedcode;
 
 /* Raise an error in an MPI call: builds "FUNC: message", stores it behind the
  * returned code (MPI_Error_string gives it back), and invokes the comm's
  * errhandler (NULL comm: MPI_COMM_WORLD's). Returns the code for the caller to
  * return when the handler returns. */
 int faro_err(MPI_Comm comm, int errclass, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Raise a code that came from the program (a callback's return value, an
+ * MPI_Add_error_code code) unchanged: comm's errhandler gets it and the call
+ * returns it. fmt says where it came from, for the fatal message. */
+int faro_err_pass(MPI_Comm comm, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Ends the job: message on stderr, then the launcher is asked to end every rank. */
 _Noreturn void faro_fatal(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -102,6 +121,8 @@ int faro_wireup(char *err, size_t errlen);
 void faro_wireup_finalize(void);
 void faro_quiesce(void); /* wait until every posted message has left this process */
 int faro_comm_init(void);
+
+#include "runtime/thread.h"
 
 /* progress.c */
 int faro_progress(void);           /* poll every transport once; events seen */

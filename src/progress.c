@@ -25,6 +25,8 @@ int faro_progress(void)
  * peer they wait for can run; with a core each, spinning keeps latency low. */
 void faro_progress_idle(int events)
 {
-    if (!events && faro.yield)
+    if (__builtin_expect(faro_thread_multiple, 0))
+        faro_lock_idle(events); /* other threads get the lock between polls */
+    else if (!events && faro.yield)
         sched_yield();
 }

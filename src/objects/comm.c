@@ -1,18 +1,28 @@
 /*
- * Communicators. Only the predefined ones exist yet: MPI_COMM_WORLD (context 0)
- * and MPI_COMM_SELF (context 1). Creation, groups and topologies come with
- * the MPI-breadth work.
+ * Communicators: the predefined MPI_COMM_WORLD (context 0) and MPI_COMM_SELF
+ * (context 1), the object's life (creation helper, duplication, free with
+ * pending requests), comparison, names, info hints and the group of a
+ * communicator. Split and create are in comm_create.c, context ids in
+ * context.c, topologies in topo.c.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core.h"
+#include "p2p/match.h"
+#include "p2p/request.h"
+#include "runtime/log.h"
+
+#define FARO_COMM_FREED 0x66726565u /* the program freed it; requests may still use it */
 
 struct faro_comm faro_mpi_comm_world = {
-    .context_id = 0, .errhandler = &faro_mpi_errors_are_fatal, .name = "MPI_COMM_WORLD",
-    .predefined = 1};
+    .magic = FARO_COMM_MAGIC, .context_id = 0, .errhandler = &faro_mpi_errors_are_fatal,
+    .name = "MPI_COMM_WORLD", .predefined = 1, .refcount = 1};
 struct faro_comm faro_mpi_comm_self = {
-    .context_id = 1, .rank = 0, .size = 1, .errhandler = &faro_mpi_errors_are_fatal,
-    .name = "MPI_COMM_SELF", .predefined = 1};
+    .magic = FARO_COMM_MAGIC, .context_id = 1, .rank = 0, .size = 1,
+    .errhandler = &faro_mpi_errors_are_fatal, .name = "MPI_COMM_SELF", .predefined = 1,
+    .refcount = 1};
 
 static int self_world;
 
@@ -27,14 +37,59 @@ int faro_comm_init(void)
 
 int faro_comm_check(MPI_Comm c)
 {
-    return (c == MPI_COMM_WORLD || c == MPI_COMM_SELF) ? 0 : -1;
+    return (c && c->magic == FARO_COMM_MAGIC) ? 0 : -1;
+}
+
+int faro_comm_bad(const char *fn, MPI_Comm c)
+{
+    return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: %s", fn,
+                    c == MPI_COMM_NULL        ? "communicator is MPI_COMM_NULL"
+                    : c->magic == FARO_COMM_FREED ? "communicator was freed"
+                                                  : "argument is not a valid communicator");
+}
+
+#define CHECK_COMM(fn, c)                                                                     \
+    do {                                                                                      \
+        if (faro_comm_check(c))                                                               \
+            return faro_comm_bad(fn, c);                                                      \
+    } while (0)
+
+MPI_Comm faro_comm_new(MPI_Comm parent, uint32_t ctx, int size, int *world, int rank)
+{
+    struct faro_comm *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->magic = FARO_COMM_MAGIC;
+    c->context_id = ctx;
+    c->rank = rank;
+    c->size = size;
+    c->world = world;
+    c->errhandler = parent->errhandler;
+    faro_errhandler_retain(c->errhandler);
+    c->refcount = 1;
+    return c;
+}
+
+void faro_comm_destroy(MPI_Comm c)
+{
+    faro_errhandler_release(c->errhandler);
+    if (c->info)
+        PMPI_Info_free(&c->info);
+    faro_topo_free(c->topo);
+    int stale = faro_mq_drop(c->context_id);
+    if (stale)
+        faro_warn("a freed communicator (context %u) still had %d unreceived message%s: "
+                  "dropped", c->context_id, stale, stale == 1 ? "" : "s");
+    faro_ctx_release(c->context_id);
+    free(c->world);
+    c->magic = 0;
+    free(c);
 }
 
 #pragma weak MPI_Comm_size = PMPI_Comm_size
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
-    if (faro_comm_check(comm))
-        return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_Comm_size: invalid communicator");
+    CHECK_COMM("MPI_Comm_size", comm);
     *size = comm->size;
     return MPI_SUCCESS;
 }
@@ -42,8 +97,251 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 #pragma weak MPI_Comm_rank = PMPI_Comm_rank
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
-    if (faro_comm_check(comm))
-        return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "MPI_Comm_rank: invalid communicator");
+    CHECK_COMM("MPI_Comm_rank", comm);
     *rank = comm->rank;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    CHECK_COMM("MPI_Comm_test_inter", comm);
+    *flag = 0; /* intercommunicators do not exist in Faro */
+    return MPI_SUCCESS;
+}
+
+/* ---- duplication and free ---- */
+
+/* An error code a program's attribute callback returned: raised unchanged, as
+ * the standard asks (the call fails with the callback's own code). */
+static int callback_failed(const char *fn, MPI_Comm comm, int code)
+{
+    return faro_err_pass(comm, code, "%s: an attribute callback failed with code %d", fn, code);
+}
+
+static int check_info(const char *fn, MPI_Comm comm, MPI_Info info)
+{
+    int n;
+    if (info != MPI_INFO_NULL && PMPI_Info_get_nkeys(info, &n) != MPI_SUCCESS)
+        return faro_err(comm, MPI_ERR_INFO, "%s: info is not a valid info object", fn);
+    return MPI_SUCCESS;
+}
+
+/* Duplicate comm; info replaces the hints when given (Comm_dup_with_info). */
+static int dup(const char *fn, MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm)
+{
+    CHECK_COMM(fn, comm);
+    if (!newcomm)
+        return faro_err(comm, MPI_ERR_ARG, "%s: newcomm pointer is NULL", fn);
+    if (with_info) {
+        int rc = check_info(fn, comm, info);
+        if (rc)
+            return rc;
+    }
+    int *world = NULL;
+    if (comm->world) {
+        world = malloc((size_t)comm->size * sizeof(int));
+        if (!world)
+            return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        memcpy(world, comm->world, (size_t)comm->size * sizeof(int));
+    }
+    uint32_t ctx;
+    int rc = faro_ctx_agree(fn, comm, 1, &ctx);
+    if (rc) {
+        free(world);
+        return rc;
+    }
+    MPI_Comm c = faro_comm_new(comm, ctx, comm->size, world, comm->rank);
+    if (!c) {
+        free(world);
+        faro_ctx_release(ctx);
+        return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    MPI_Info hints = with_info ? info : comm->info;
+    if ((comm->topo && !(c->topo = faro_topo_dup(comm->topo))) ||
+        (hints != MPI_INFO_NULL && PMPI_Info_dup(hints, &c->info) != MPI_SUCCESS)) {
+        faro_comm_destroy(c);
+        return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    rc = faro_attr_copy_all(FARO_ATTR_COMM, comm, comm->attrs, c, &c->attrs);
+    if (rc) {
+        faro_attr_delete_all(FARO_ATTR_COMM, c, &c->attrs);
+        faro_comm_destroy(c);
+        return callback_failed(fn, comm, rc);
+    }
+    *newcomm = c;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    return dup("MPI_Comm_dup", comm, 0, MPI_INFO_NULL, newcomm);
+}
+
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    return dup("MPI_Comm_dup_with_info", comm, 1, info, newcomm);
+}
+
+/* The nonblocking duplication runs to completion in the call: its request is
+ * born complete. Correct, as the agreement is collective over comm in the
+ * order every member calls it, but it blocks until every member has called. */
+static int idup(const char *fn, MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm,
+                MPI_Request *request)
+{
+    CHECK_COMM(fn, comm);
+    if (!request)
+        return faro_err(comm, MPI_ERR_ARG, "%s: request pointer is NULL", fn);
+    int rc = dup(fn, comm, with_info, info, newcomm);
+    if (rc)
+        return rc;
+    struct faro_request *r = faro_req_alloc(FARO_REQ_DONE, comm);
+    if (!r)
+        return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory for a request", fn);
+    r->complete = 1;
+    *request = r;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    return idup("MPI_Comm_idup", comm, 0, MPI_INFO_NULL, newcomm, request);
+}
+
+#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
+int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
+                             MPI_Request *request)
+{
+    return idup("MPI_Comm_idup_with_info", comm, 1, info, newcomm, request);
+}
+
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    static const char fn[] = "MPI_Comm_free";
+    if (!comm)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: comm pointer is NULL", fn);
+    MPI_Comm c = *comm;
+    CHECK_COMM(fn, c);
+    if (c->predefined)
+        return faro_err(c, MPI_ERR_COMM, "%s: %s is predefined and cannot be freed", fn, c->name);
+    int rc = faro_attr_delete_all(FARO_ATTR_COMM, c, &c->attrs);
+    if (rc)
+        return callback_failed(fn, c, rc);
+    faro_handle_forget(FARO_H_COMM, c);
+    c->magic = FARO_COMM_FREED;
+    *comm = MPI_COMM_NULL;
+    faro_comm_release(c); /* the program's reference; requests may hold more */
+    return MPI_SUCCESS;
+}
+
+/* ---- comparison and groups ---- */
+
+/* c's job ranks; *tmp is set when they had to be made (identity). */
+static const int *world_of(MPI_Comm c, int **tmp)
+{
+    *tmp = NULL;
+    if (c->world)
+        return c->world;
+    int *w = malloc(((size_t)c->size + 1) * sizeof(int));
+    if (w)
+        for (int i = 0; i < c->size; i++)
+            w[i] = i;
+    return *tmp = w;
+}
+
+#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    static const char fn[] = "MPI_Comm_compare";
+    CHECK_COMM(fn, comm1);
+    CHECK_COMM(fn, comm2);
+    if (!result)
+        return faro_err(comm1, MPI_ERR_ARG, "%s: result pointer is NULL", fn);
+    if (comm1 == comm2) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    int *t1, *t2, same;
+    const int *w1 = world_of(comm1, &t1), *w2 = world_of(comm2, &t2);
+    int rc = (w1 && w2) ? faro_group_compare(w1, comm1->size, w2, comm2->size, &same) : -1;
+    free(t1);
+    free(t2);
+    if (rc)
+        return faro_err(comm1, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    *result = same == MPI_IDENT ? MPI_CONGRUENT : same;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_group = PMPI_Comm_group
+int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+{
+    CHECK_COMM("MPI_Comm_group", comm);
+    if (!group)
+        return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_group: group pointer is NULL");
+    int *tmp;
+    const int *w = world_of(comm, &tmp);
+    struct faro_group *g = w ? faro_group_from_world(comm->size, w) : NULL;
+    free(tmp);
+    if (!g)
+        return faro_err(comm, MPI_ERR_NO_MEM, "MPI_Comm_group: out of memory");
+    *group = g;
+    return MPI_SUCCESS;
+}
+
+/* ---- names and hints ---- */
+
+#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
+{
+    CHECK_COMM("MPI_Comm_set_name", comm);
+    if (!name)
+        return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_set_name: name is NULL");
+    /* longer names are cut at MPI_MAX_OBJECT_NAME - 1 characters */
+    snprintf(comm->name, sizeof comm->name, "%s", name);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
+{
+    CHECK_COMM("MPI_Comm_get_name", comm);
+    if (!name || !resultlen)
+        return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_get_name: name or resultlen is NULL");
+    strcpy(name, comm->name);
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+/* Faro acts on no communicator hint; it keeps what the program set so that
+ * MPI_Comm_get_info returns it. */
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    CHECK_COMM("MPI_Comm_set_info", comm);
+    int rc = check_info("MPI_Comm_set_info", comm, info);
+    if (rc)
+        return rc;
+    MPI_Info copy = MPI_INFO_NULL;
+    if (info != MPI_INFO_NULL && PMPI_Info_dup(info, &copy) != MPI_SUCCESS)
+        return faro_err(comm, MPI_ERR_NO_MEM, "MPI_Comm_set_info: out of memory");
+    if (comm->info)
+        PMPI_Info_free(&comm->info);
+    comm->info = copy;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    CHECK_COMM("MPI_Comm_get_info", comm);
+    if (!info_used)
+        return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_get_info: info_used pointer is NULL");
+    int rc = comm->info ? PMPI_Info_dup(comm->info, info_used) : PMPI_Info_create(info_used);
+    if (rc)
+        return faro_err(comm, MPI_ERR_NO_MEM, "MPI_Comm_get_info: out of memory");
     return MPI_SUCCESS;
 }

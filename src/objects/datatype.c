@@ -1,21 +1,28 @@
 /*
- * Datatypes. A type is described once as the byte segments of one element;
- * contiguous types (every predefined type but the pair types) move without
- * any per-element work. Derived types will build on the same description.
+ * Datatypes: the predefined types, the life of type objects (pool,
+ * references, commit, free, dup), and the queries (size, extents, names,
+ * envelope and contents, counts of a status). Constructors are in
+ * type_create.c, the pack/unpack engine in pack.c.
  */
 #include <complex.h>
-#include <stddef.h>
+#include <limits.h>
+#include <stdalign.h>
+#include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
 
 #include "core.h"
-
+#include "runtime/thread.h"
+#include "objects/type_build.h"
 
 #define BASIC(var, ctype, label)                                                     \
     struct faro_datatype faro_mpi_##var = {                                          \
-        .size = sizeof(ctype), .lb = 0, .extent = sizeof(ctype), .contig = 1,        \
-        .nseg = 1, .seg = (struct faro_seg[]){{0, sizeof(ctype)}}, .predefined = 1,  \
-        .name = label};
+        .magic = FARO_TYPE_MAGIC, .size = sizeof(ctype), .lb = 0,                    \
+        .extent = sizeof(ctype), .contig = 1, .dense = 1, .nseg = 1,                 \
+        .seg = (struct faro_seg[]){{0, sizeof(ctype)}}, .nrun = 1,                   \
+        .run = (struct faro_run[]){{0, sizeof(ctype), sizeof(ctype), 1, 0}},         \
+        .true_extent = sizeof(ctype), .nbasic = 1, .align = alignof(ctype),          \
+        .committed = 1, .predefined = 1, .name = label, .basic = &faro_mpi_##var};
 
 BASIC(char, char, "MPI_CHAR")
 BASIC(signed_char, signed char, "MPI_SIGNED_CHAR")
@@ -50,17 +57,27 @@ BASIC(aint, MPI_Aint, "MPI_AINT")
 BASIC(offset, MPI_Offset, "MPI_OFFSET")
 BASIC(count, MPI_Count, "MPI_COUNT")
 
-/* Pair types for MINLOC/MAXLOC: value then int, laid out as the C struct. */
+/* Pair types for MINLOC/MAXLOC: value then int, laid out as the C struct.
+ * Their two segments are their two basic elements. */
 #define PAIR(var, vtype, label)                                                         \
     struct pair_##var { vtype v; int i; };                                              \
     struct faro_datatype faro_mpi_##var = {                                             \
-        .size = sizeof(vtype) + sizeof(int), .lb = 0, .extent = sizeof(struct pair_##var), \
+        .magic = FARO_TYPE_MAGIC, .size = sizeof(vtype) + sizeof(int), .lb = 0,         \
+        .extent = sizeof(struct pair_##var),                                            \
         .contig = sizeof(vtype) + sizeof(int) == sizeof(struct pair_##var) &&           \
                   offsetof(struct pair_##var, i) == sizeof(vtype),                      \
+        .dense = sizeof(vtype) + sizeof(int) == sizeof(struct pair_##var) &&            \
+                 offsetof(struct pair_##var, i) == sizeof(vtype),                       \
         .nseg = 2,                                                                      \
         .seg = (struct faro_seg[]){{0, sizeof(vtype)},                                  \
                                    {offsetof(struct pair_##var, i), sizeof(int)}},      \
-        .predefined = 1, .name = label};
+        .nrun = 2,                                                                      \
+        .run = (struct faro_run[]){{0, sizeof(vtype), sizeof(vtype), 1, 0},             \
+                                   {offsetof(struct pair_##var, i), sizeof(int),        \
+                                    sizeof(int), 1, sizeof(vtype)}},                    \
+        .true_extent = offsetof(struct pair_##var, i) + sizeof(int), .nbasic = 2,       \
+        .align = alignof(struct pair_##var), .committed = 1, .predefined = 1,           \
+        .name = label, .basic = &faro_mpi_##var};
 
 PAIR(float_int, float, "MPI_FLOAT_INT")
 PAIR(double_int, double, "MPI_DOUBLE_INT")
@@ -69,95 +86,550 @@ PAIR(2int, int, "MPI_2INT")
 PAIR(short_int, short, "MPI_SHORT_INT")
 PAIR(long_double_int, long double, "MPI_LONG_DOUBLE_INT")
 
+/* ---- objects ---- */
+
+/* Type objects are carved from slabs and never returned to the system, and a
+ * freed one waits at the end of a FIFO (linked through its seg field, magic
+ * cleared) before it is reused: a program's stale handle then reads as freed
+ * (MPI_ERR_TYPE), not as garbage. */
+#define SLAB 64
+static struct faro_datatype *pool_head, *pool_tail;
+
+#define POOL_NEXT(t) ((struct faro_datatype *)(void *)(t)->seg)
+#define POOL_LINK(t, next) ((t)->seg = (struct faro_seg *)(void *)(next))
+
+static void pool_put(struct faro_datatype *t)
+{
+    memset(t, 0, sizeof *t);
+    if (pool_tail)
+        POOL_LINK(pool_tail, t);
+    else
+        pool_head = t;
+    pool_tail = t;
+}
+
+MPI_Datatype faro_type_alloc(void)
+{
+    if (!pool_head) {
+        struct faro_datatype *slab = calloc(SLAB, sizeof *slab);
+        if (!slab)
+            return NULL;
+        for (int i = 0; i < SLAB; i++)
+            pool_put(&slab[i]);
+    }
+    struct faro_datatype *t = pool_head;
+    pool_head = POOL_NEXT(t);
+    if (!pool_head)
+        pool_tail = NULL;
+    memset(t, 0, sizeof *t);
+    t->magic = FARO_TYPE_MAGIC;
+    t->refs = 1;
+    t->name = t->namebuf;
+    return t;
+}
+
+struct faro_type_contents *faro_tc_new(int combiner, int ni, int na, int nt)
+{
+    size_t bytes = sizeof(struct faro_type_contents) + (size_t)na * sizeof(MPI_Aint) +
+                   (size_t)nt * sizeof(MPI_Datatype) + (size_t)ni * sizeof(int);
+    struct faro_type_contents *c = calloc(1, bytes);
+    if (!c)
+        return NULL;
+    c->combiner = combiner;
+    c->ni = ni, c->na = na, c->nt = nt;
+    c->aints = (MPI_Aint *)(c + 1);
+    c->types = (MPI_Datatype *)(c->aints + na);
+    c->ints = (int *)(c->types + nt);
+    return c;
+}
+
+void faro_type_destroy(MPI_Datatype t)
+{
+    struct faro_type_contents *c = t->contents;
+    if (c)
+        for (int i = 0; i < c->nt; i++)
+            faro_type_release(c->types[i]);
+    free(c);
+    free(t->seg);
+    free(t->run);
+    pool_put(t);
+}
+
+int faro_type_valid(MPI_Datatype t)
+{
+    return t && t->magic == FARO_TYPE_MAGIC && !t->freed ? 0 : -1;
+}
+
 int faro_type_check(MPI_Datatype t)
 {
-    return t == MPI_DATATYPE_NULL ? -1 : 0;
+    return faro_type_valid(t) == 0 && t->committed ? 0 : -1;
 }
 
-void faro_type_pack(const void *buf, size_t count, MPI_Datatype t, void *out)
+int faro_type_bad(const char *fn, MPI_Comm comm, MPI_Datatype t)
 {
-    if (t->contig) {
-        memcpy(out, buf, count * t->size);
-        return;
-    }
-    const char *in = buf;
-    char *o = out;
-    for (size_t e = 0; e < count; e++, in += t->extent)
-        for (int s = 0; s < t->nseg; s++) {
-            memcpy(o, in + t->seg[s].off, t->seg[s].len);
-            o += t->seg[s].len;
-        }
+    if (t == MPI_DATATYPE_NULL)
+        return faro_err(comm, MPI_ERR_TYPE, "%s: datatype is MPI_DATATYPE_NULL", fn);
+    if (t->magic != FARO_TYPE_MAGIC || t->freed)
+        return faro_err(comm, MPI_ERR_TYPE,
+                        "%s: argument is not a datatype (freed with MPI_Type_free?)", fn);
+    return faro_err(comm, MPI_ERR_TYPE,
+                    "%s: datatype%s%s is not committed (call MPI_Type_commit before using it "
+                    "in communication)", fn, t->name[0] ? " " : "", t->name);
 }
 
-void faro_type_unpack(const void *in, size_t bytes, void *buf, MPI_Datatype t)
+#define CHECK_VALID(fn, t)                                                                 \
+    do {                                                                                   \
+        if (faro_type_valid(t))                                                            \
+            return faro_type_bad(fn, MPI_COMM_NULL, t);                                    \
+    } while (0)
+
+#define CHECK_PTR(fn, p, what)                                                             \
+    do {                                                                                   \
+        if (!(p))                                                                          \
+            return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: %s is NULL", fn, what);       \
+    } while (0)
+
+#pragma weak MPI_Type_commit = PMPI_Type_commit
+int PMPI_Type_commit(MPI_Datatype *t)
 {
-    if (t->contig) {
-        memcpy(buf, in, bytes);
-        return;
-    }
-    const char *i = in;
-    char *out = buf;
-    for (size_t left = bytes; left > 0; out += t->extent)
-        for (int s = 0; s < t->nseg && left > 0; s++) {
-            size_t n = t->seg[s].len < left ? t->seg[s].len : left;
-            memcpy(out + t->seg[s].off, i, n);
-            i += n;
-            left -= n;
-        }
+    FARO_LOCKED;
+    CHECK_PTR("MPI_Type_commit", t, "the datatype pointer");
+    CHECK_VALID("MPI_Type_commit", *t);
+    (*t)->committed = 1; /* the layout was made at creation */
+    return MPI_SUCCESS;
 }
+
+#pragma weak MPI_Type_free = PMPI_Type_free
+int PMPI_Type_free(MPI_Datatype *tp)
+{
+    FARO_LOCKED;
+    CHECK_PTR("MPI_Type_free", tp, "the datatype pointer");
+    MPI_Datatype t = *tp;
+    CHECK_VALID("MPI_Type_free", t);
+    if (t->predefined)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_TYPE,
+                        "MPI_Type_free: %s is predefined and cannot be freed", t->name);
+    int rc = faro_attr_delete_all(FARO_ATTR_TYPE, t, &t->attrs);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    t->freed = 1;
+    faro_handle_forget(FARO_H_TYPE, t);
+    *tp = MPI_DATATYPE_NULL;
+    faro_type_release(t);
+    return MPI_SUCCESS;
+}
+
+/* A copy of t's layout and constructor: for MPI_Type_dup (as DUP of t) and for
+ * the constituents MPI_Type_get_contents hands out (as t's own constructor). */
+static MPI_Datatype clone(MPI_Datatype t, int as_dup)
+{
+    MPI_Datatype n = faro_type_alloc();
+    if (!n)
+        return NULL;
+    struct faro_type_contents *c = NULL;
+    if (as_dup) {
+        c = faro_tc_new(MPI_COMBINER_DUP, 0, 0, 1);
+        if (c)
+            c->types[0] = t;
+    } else {
+        const struct faro_type_contents *o = t->contents;
+        c = faro_tc_new(o->combiner, o->ni, o->na, o->nt);
+        if (c) {
+            memcpy(c->ints, o->ints, (size_t)o->ni * sizeof *o->ints);
+            memcpy(c->aints, o->aints, (size_t)o->na * sizeof *o->aints);
+            memcpy(c->types, o->types, (size_t)o->nt * sizeof *o->types);
+        }
+    }
+    n->seg = calloc(t->nseg ? (size_t)t->nseg : 1, sizeof *n->seg);
+    if (!c || !n->seg) {
+        free(c);
+        free(n->seg);
+        pool_put(n);
+        return NULL;
+    }
+    memcpy(n->seg, t->seg, (size_t)t->nseg * sizeof *t->seg);
+    n->nseg = t->nseg;
+    n->size = t->size;
+    n->lb = t->lb, n->extent = t->extent;
+    n->true_lb = t->true_lb, n->true_extent = t->true_extent;
+    n->nbasic = t->nbasic;
+    n->align = t->align;
+    n->explicit_lb = t->explicit_lb, n->explicit_ub = t->explicit_ub;
+    n->basic = t->basic;
+    n->committed = t->committed || t->predefined;
+    if (faro_type_layout(n) != 0) {
+        free(c);
+        free(n->seg);
+        pool_put(n);
+        return NULL;
+    }
+    for (int i = 0; i < c->nt; i++)
+        faro_type_retain(c->types[i]);
+    n->contents = c;
+    return n;
+}
+
+#pragma weak MPI_Type_dup = PMPI_Type_dup
+int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype)
+{
+    FARO_LOCKED;
+    CHECK_VALID("MPI_Type_dup", old);
+    CHECK_PTR("MPI_Type_dup", newtype, "newtype");
+    MPI_Datatype n = clone(old, 1);
+    if (!n)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPI_Type_dup: out of memory");
+    int rc = faro_attr_copy_all(FARO_ATTR_TYPE, old, old->attrs, n, &n->attrs);
+    if (rc != MPI_SUCCESS) {
+        n->freed = 1;
+        faro_type_release(n);
+        return rc;
+    }
+    *newtype = n;
+    return MPI_SUCCESS;
+}
+
+/* ---- queries ---- */
 
 #pragma weak MPI_Type_size = PMPI_Type_size
 int PMPI_Type_size(MPI_Datatype t, int *size)
 {
-    if (faro_type_check(t))
-        return faro_err(MPI_COMM_NULL, MPI_ERR_TYPE, "MPI_Type_size: invalid datatype");
-    *size = (int)t->size;
+    CHECK_VALID("MPI_Type_size", t);
+    CHECK_PTR("MPI_Type_size", size, "size");
+    *size = t->size > INT_MAX ? MPI_UNDEFINED : (int)t->size;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+int PMPI_Type_size_x(MPI_Datatype t, MPI_Count *size)
+{
+    CHECK_VALID("MPI_Type_size_x", t);
+    CHECK_PTR("MPI_Type_size_x", size, "size");
+    *size = (MPI_Count)t->size;
     return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
 int PMPI_Type_get_extent(MPI_Datatype t, MPI_Aint *lb, MPI_Aint *extent)
 {
-    if (faro_type_check(t))
-        return faro_err(MPI_COMM_NULL, MPI_ERR_TYPE, "MPI_Type_get_extent: invalid datatype");
+    CHECK_VALID("MPI_Type_get_extent", t);
+    CHECK_PTR("MPI_Type_get_extent", lb && extent, "lb or extent");
     *lb = t->lb;
     *extent = t->extent;
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Get_count = PMPI_Get_count
-int PMPI_Get_count(const MPI_Status *st, MPI_Datatype t, int *count)
+#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+int PMPI_Type_get_extent_x(MPI_Datatype t, MPI_Count *lb, MPI_Count *extent)
 {
-    if (faro_type_check(t))
-        return faro_err(MPI_COMM_NULL, MPI_ERR_TYPE, "MPI_Get_count: invalid datatype");
-    if (t->size == 0)
-        *count = st->faro_count == 0 ? 0 : MPI_UNDEFINED;
-    else
-        *count = st->faro_count % (long long)t->size ? MPI_UNDEFINED
-                                                     : (int)(st->faro_count / (long long)t->size);
+    CHECK_VALID("MPI_Type_get_extent_x", t);
+    CHECK_PTR("MPI_Type_get_extent_x", lb && extent, "lb or extent");
+    *lb = t->lb;
+    *extent = t->extent;
     return MPI_SUCCESS;
 }
 
-/* Basic elements: for a predefined type the segments are its basic parts. */
+#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+int PMPI_Type_get_true_extent(MPI_Datatype t, MPI_Aint *lb, MPI_Aint *extent)
+{
+    CHECK_VALID("MPI_Type_get_true_extent", t);
+    CHECK_PTR("MPI_Type_get_true_extent", lb && extent, "true_lb or true_extent");
+    *lb = t->true_lb;
+    *extent = t->true_extent;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+int PMPI_Type_get_true_extent_x(MPI_Datatype t, MPI_Count *lb, MPI_Count *extent)
+{
+    CHECK_VALID("MPI_Type_get_true_extent_x", t);
+    CHECK_PTR("MPI_Type_get_true_extent_x", lb && extent, "true_lb or true_extent");
+    *lb = t->true_lb;
+    *extent = t->true_extent;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_set_name = PMPI_Type_set_name
+int PMPI_Type_set_name(MPI_Datatype t, const char *name)
+{
+    FARO_LOCKED;
+    CHECK_VALID("MPI_Type_set_name", t);
+    CHECK_PTR("MPI_Type_set_name", name, "name");
+    /* longer names are cut to MPI_MAX_OBJECT_NAME - 1, as the standard allows */
+    size_t n = strnlen(name, MPI_MAX_OBJECT_NAME - 1);
+    memcpy(t->namebuf, name, n);
+    t->namebuf[n] = '\0';
+    t->name = t->namebuf;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_get_name = PMPI_Type_get_name
+int PMPI_Type_get_name(MPI_Datatype t, char *name, int *resultlen)
+{
+    CHECK_VALID("MPI_Type_get_name", t);
+    CHECK_PTR("MPI_Type_get_name", name && resultlen, "name or resultlen");
+    size_t n = strlen(t->name);
+    memmove(name, t->name, n + 1);
+    *resultlen = (int)n;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+int PMPI_Type_get_envelope(MPI_Datatype t, int *num_integers, int *num_addresses,
+                           int *num_datatypes, int *combiner)
+{
+    CHECK_VALID("MPI_Type_get_envelope", t);
+    CHECK_PTR("MPI_Type_get_envelope", num_integers && num_addresses && num_datatypes && combiner,
+              "an output argument");
+    const struct faro_type_contents *c = t->contents;
+    *num_integers = c ? c->ni : 0;
+    *num_addresses = c ? c->na : 0;
+    *num_datatypes = c ? c->nt : 0;
+    *combiner = c ? c->combiner : MPI_COMBINER_NAMED;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
+int PMPI_Type_get_contents(MPI_Datatype t, int max_integers, int max_addresses, int max_datatypes,
+                           int array_of_integers[], MPI_Aint array_of_addresses[],
+                           MPI_Datatype array_of_datatypes[])
+{
+    FARO_LOCKED;
+    const char *fn = "MPI_Type_get_contents";
+    CHECK_VALID(fn, t);
+    const struct faro_type_contents *c = t->contents;
+    if (!c)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
+                        "%s: %s is a named (predefined) type and has no contents "
+                        "(MPI_Type_get_envelope says MPI_COMBINER_NAMED)", fn, t->name);
+    if (max_integers < c->ni || max_addresses < c->na || max_datatypes < c->nt)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
+                        "%s: arrays too small (%d integers, %d addresses, %d datatypes given; "
+                        "MPI_Type_get_envelope says %d, %d, %d are needed)", fn, max_integers,
+                        max_addresses, max_datatypes, c->ni, c->na, c->nt);
+    if ((c->ni && !array_of_integers) || (c->na && !array_of_addresses) ||
+        (c->nt && !array_of_datatypes))
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: an output array is NULL", fn);
+    /* Derived constituents go out as new objects the program frees, equal to
+     * the ones the type was built from. */
+    MPI_Datatype out[c->nt ? c->nt : 1];
+    for (int i = 0; i < c->nt; i++) {
+        out[i] = c->types[i]->predefined ? c->types[i] : clone(c->types[i], 0);
+        if (!out[i]) {
+            for (int j = 0; j < i; j++)
+                if (!out[j]->predefined) {
+                    out[j]->freed = 1;
+                    faro_type_release(out[j]);
+                }
+            return faro_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        }
+    }
+    if (c->ni)
+        memcpy(array_of_integers, c->ints, (size_t)c->ni * sizeof *c->ints);
+    if (c->na)
+        memcpy(array_of_addresses, c->aints, (size_t)c->na * sizeof *c->aints);
+    if (c->nt)
+        memcpy(array_of_datatypes, out, (size_t)c->nt * sizeof *out);
+    return MPI_SUCCESS;
+}
+
+/* ---- counts of a received message ---- */
+
+static long long elems_in(MPI_Datatype t, size_t bytes);
+
+/* Basic elements in the first bytes of n copies of t back to back; -1 when
+ * the bytes end inside a basic element. */
+static long long elems_rep(MPI_Datatype t, size_t bytes)
+{
+    if (t->size == 0)
+        return 0;
+    long long whole = (long long)(bytes / t->size);
+    long long part = elems_in(t, bytes % t->size);
+    return part < 0 ? -1 : whole * t->nbasic + part;
+}
+
+/* Basic elements in the first bytes (< one element) of the packed form of t. */
+static long long elems_in(MPI_Datatype t, size_t bytes)
+{
+    if (bytes == 0)
+        return 0;
+    if (bytes >= t->size)
+        return t->nbasic;
+    const struct faro_type_contents *c = t->contents;
+    if (!c) { /* predefined: its segments are its basic elements */
+        long long n = 0;
+        for (int s = 0; s < t->nseg && bytes > 0; s++, n++) {
+            if (bytes < t->seg[s].len)
+                return -1;
+            bytes -= t->seg[s].len;
+        }
+        return n;
+    }
+    long long acc = 0;
+    const int *in = c->ints;
+    switch (c->combiner) {
+    case MPI_COMBINER_INDEXED:
+    case MPI_COMBINER_HINDEXED:
+    case MPI_COMBINER_INDEXED_BLOCK:
+    case MPI_COMBINER_HINDEXED_BLOCK:
+    case MPI_COMBINER_STRUCT:
+        /* blocks in typemap order: count, then blocklength(s) */
+        for (int i = 0; i < in[0]; i++) {
+            int block = c->combiner == MPI_COMBINER_INDEXED_BLOCK ||
+                                c->combiner == MPI_COMBINER_HINDEXED_BLOCK
+                            ? in[1] : in[1 + i];
+            MPI_Datatype bt = c->combiner == MPI_COMBINER_STRUCT ? c->types[i] : c->types[0];
+            size_t blen = (size_t)block * bt->size;
+            if (bytes < blen) {
+                long long part = elems_rep(bt, bytes);
+                return part < 0 ? -1 : acc + part;
+            }
+            acc += block * bt->nbasic;
+            bytes -= blen;
+        }
+        return acc;
+    default: /* contiguous, vector, hvector, subarray, darray, resized, dup: copies of one type */
+        return elems_rep(c->types[0], bytes);
+    }
+}
+
+static long long bytes_of(MPI_Datatype t, long long k);
+
+/* Bytes taken by the first k basic elements of copies of t back to back. */
+static long long bytes_rep(MPI_Datatype t, long long k)
+{
+    if (t->nbasic == 0)
+        return 0;
+    return k / t->nbasic * (long long)t->size + bytes_of(t, k % t->nbasic);
+}
+
+/* Bytes taken by the first k (< nbasic) basic elements of one element of t. */
+static long long bytes_of(MPI_Datatype t, long long k)
+{
+    if (k == 0)
+        return 0;
+    const struct faro_type_contents *c = t->contents;
+    if (!c) {
+        long long b = 0;
+        for (int s = 0; s < t->nseg && k > 0; s++, k--)
+            b += (long long)t->seg[s].len;
+        return b;
+    }
+    const int *in = c->ints;
+    long long acc = 0;
+    switch (c->combiner) {
+    case MPI_COMBINER_INDEXED:
+    case MPI_COMBINER_HINDEXED:
+    case MPI_COMBINER_INDEXED_BLOCK:
+    case MPI_COMBINER_HINDEXED_BLOCK:
+    case MPI_COMBINER_STRUCT:
+        for (int i = 0; i < in[0]; i++) {
+            int block = c->combiner == MPI_COMBINER_INDEXED_BLOCK ||
+                                c->combiner == MPI_COMBINER_HINDEXED_BLOCK
+                            ? in[1] : in[1 + i];
+            MPI_Datatype bt = c->combiner == MPI_COMBINER_STRUCT ? c->types[i] : c->types[0];
+            long long n = block * bt->nbasic;
+            if (k < n)
+                return acc + bytes_rep(bt, k);
+            acc += block * (long long)bt->size;
+            k -= n;
+        }
+        return acc;
+    default:
+        return bytes_rep(c->types[0], k);
+    }
+}
+
+#pragma weak MPI_Get_count = PMPI_Get_count
+int PMPI_Get_count(const MPI_Status *st, MPI_Datatype t, int *count)
+{
+    CHECK_VALID("MPI_Get_count", t);
+    CHECK_PTR("MPI_Get_count", st && count, "status or count");
+    long long bytes = st->faro_count, n;
+    if (t->size == 0)
+        n = bytes == 0 ? 0 : MPI_UNDEFINED;
+    else
+        n = bytes % (long long)t->size ? MPI_UNDEFINED : bytes / (long long)t->size;
+    *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return MPI_SUCCESS;
+}
+
+static long long elements(const MPI_Status *st, MPI_Datatype t)
+{
+    long long n = elems_rep(t, (size_t)st->faro_count);
+    return n < 0 ? MPI_UNDEFINED : n;
+}
+
 #pragma weak MPI_Get_elements = PMPI_Get_elements
 int PMPI_Get_elements(const MPI_Status *st, MPI_Datatype t, int *count)
 {
-    if (faro_type_check(t))
-        return faro_err(MPI_COMM_NULL, MPI_ERR_TYPE, "MPI_Get_elements: invalid datatype");
-    if (t->size == 0) {
-        *count = 0;
-        return MPI_SUCCESS;
+    CHECK_VALID("MPI_Get_elements", t);
+    CHECK_PTR("MPI_Get_elements", st && count, "status or count");
+    long long n = elements(st, t);
+    *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+int PMPI_Get_elements_x(const MPI_Status *st, MPI_Datatype t, MPI_Count *count)
+{
+    CHECK_VALID("MPI_Get_elements_x", t);
+    CHECK_PTR("MPI_Get_elements_x", st && count, "status or count");
+    *count = elements(st, t);
+    return MPI_SUCCESS;
+}
+
+static int set_elements(const char *fn, MPI_Status *st, MPI_Datatype t, MPI_Count count)
+{
+    CHECK_VALID(fn, t);
+    CHECK_PTR(fn, st, "status");
+    if (count < 0)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_COUNT, "%s: count %lld is negative", fn,
+                        (long long)count);
+    if (count > 0 && t->nbasic == 0)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_COUNT,
+                        "%s: count %lld of a datatype without basic elements (only 0 fits)",
+                        fn, (long long)count);
+    st->faro_count = bytes_rep(t, count);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+int PMPI_Status_set_elements(MPI_Status *st, MPI_Datatype t, int count)
+{
+    return set_elements("MPI_Status_set_elements", st, t, count);
+}
+
+#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
+int PMPI_Status_set_elements_x(MPI_Status *st, MPI_Datatype t, MPI_Count count)
+{
+    return set_elements("MPI_Status_set_elements_x", st, t, count);
+}
+
+/* Faro has no Fortran types: the C types of the size asked for answer. */
+#pragma weak MPI_Type_match_size = PMPI_Type_match_size
+int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+{
+    CHECK_PTR("MPI_Type_match_size", datatype, "datatype");
+    static const MPI_Datatype ints[] = {MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T};
+    static const MPI_Datatype reals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
+    static const MPI_Datatype cplx[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
+                                        MPI_C_LONG_DOUBLE_COMPLEX};
+    const MPI_Datatype *set;
+    int n;
+    switch (typeclass) {
+    case MPI_TYPECLASS_INTEGER: set = ints, n = 4; break;
+    case MPI_TYPECLASS_REAL: set = reals, n = 3; break;
+    case MPI_TYPECLASS_COMPLEX: set = cplx, n = 3; break;
+    default:
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
+                        "MPI_Type_match_size: typeclass %d is not MPI_TYPECLASS_INTEGER, _REAL "
+                        "or _COMPLEX", typeclass);
     }
-    long long bytes = st->faro_count, whole = bytes / (long long)t->size;
-    long long n = whole * t->nseg, rest = bytes - whole * (long long)t->size;
-    for (int s = 0; s < t->nseg && rest > 0; s++) {
-        if (rest < (long long)t->seg[s].len) {
-            *count = MPI_UNDEFINED;
+    for (int i = 0; i < n; i++)
+        if (set[i]->size == (size_t)size) {
+            *datatype = set[i];
             return MPI_SUCCESS;
         }
-        rest -= (long long)t->seg[s].len;
-        n++;
-    }
-    *count = (int)n;
-    return MPI_SUCCESS;
+    return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
+                    "MPI_Type_match_size: no type of class %d has %d bytes", typeclass, size);
 }

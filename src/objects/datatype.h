@@ -1,16 +1,32 @@
 /*
- * Datatypes (owner: datatype.c and the type constructor files).
+ * Datatypes (owner: datatype.c, type_create.c, pack.c).
  *
- * A type is flattened once, at creation/commit, into the byte segments of one
+ * A type is flattened once, at creation, into the byte segments of one
  * element; point-to-point, collectives, pack/unpack and reductions all move
  * data through faro_type_pack/unpack, which take the contiguous fast path
- * (one memcpy) whenever t->contig is set.
+ * (one memcpy) whenever t->dense is set.
+ *
+ * The segments are also grouped into runs (equal segments at a fixed stride:
+ * a vector is one run), which is what pack/unpack walk, so a type made of
+ * many small pieces at a regular stride costs a tight loop per run, not a
+ * lookup per segment.
+ *
+ * Lifetime: the program's handle holds one reference, every derived type
+ * built from a type holds one (MPI_Type_get_contents hands the constituents
+ * back), and a receive that stages a derived type holds one until it is
+ * released (request.c). MPI_Type_free only marks the handle freed; the
+ * memory goes with the last reference. Type objects come from slabs that are
+ * never returned to the system, so a freed handle reads as freed
+ * (MPI_ERR_TYPE) instead of as garbage.
  */
 #ifndef FARO_OBJECTS_DATATYPE_H
 #define FARO_OBJECTS_DATATYPE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "mpi.h"
+
+#define FARO_TYPE_MAGIC 0x54595045u
 
 struct faro_attr;
 
@@ -19,7 +35,25 @@ struct faro_seg {
     size_t len;
 };
 
+/* n segments of len bytes at off, off + stride, ...; pos is where the run's
+ * first byte lies in the packed form of one element. */
+struct faro_run {
+    MPI_Aint off, stride;
+    size_t len, n;
+    size_t pos;
+};
+
+/* What the constructor was given (MPI_Type_get_envelope/get_contents). */
+struct faro_type_contents {
+    int combiner;
+    int ni, na, nt;
+    int *ints;
+    MPI_Aint *aints;
+    MPI_Datatype *types; /* each holds a reference */
+};
+
 struct faro_datatype {
+    uint32_t magic;        /* FARO_TYPE_MAGIC while the object lives */
     size_t size;           /* bytes of data per element */
     MPI_Aint lb, extent;   /* element spacing */
     int contig;            /* one segment at offset 0 with size == extent */
@@ -32,12 +66,55 @@ struct faro_datatype {
      * typemap mixes types. Reductions use it to accept derived types. */
     MPI_Datatype basic;
     struct faro_attr *attrs; /* attribute list (attr.c) */
+
+    /* engine */
+    int dense;             /* one segment and size == extent: count elements are
+                            * count*size bytes at buf + seg[0].off (contig: off 0) */
+    int nrun;
+    struct faro_run *run;
+    MPI_Aint true_lb, true_extent;
+    long long nbasic;      /* basic (predefined) elements per element */
+    size_t align;          /* largest alignment of its basic types (struct padding) */
+    int explicit_lb, explicit_ub; /* bounds set by resized (sticky through constructors) */
+
+    /* object */
+    int committed;
+    int freed;             /* MPI_Type_free was called: the handle is dead */
+    long refs;             /* see the top of this file; unused for predefined */
+    struct faro_type_contents *contents; /* NULL for predefined types */
+    char namebuf[MPI_MAX_OBJECT_NAME];
 };
 
-int faro_type_check(MPI_Datatype t); /* 0 when usable in communication */
+int faro_type_check(MPI_Datatype t); /* 0 when usable in communication (committed) */
+int faro_type_valid(MPI_Datatype t); /* 0 for a live handle, committed or not */
+/* The error of a bad datatype argument under fn (NULL, freed, uncommitted). */
+int faro_type_bad(const char *fn, MPI_Comm comm, MPI_Datatype t);
+
 /* Copy count elements between a typed buffer and a contiguous byte stream.
  * The packed form of an element is its segments' bytes, concatenated. */
 void faro_type_pack(const void *buf, size_t count, MPI_Datatype t, void *out);
 void faro_type_unpack(const void *in, size_t bytes, void *buf, MPI_Datatype t);
+/* The same for bytes [pos, pos + n) of the packed stream of buf (pipelining). */
+void faro_type_pack_range(const void *buf, MPI_Datatype t, size_t pos, size_t n, void *out);
+void faro_type_unpack_range(const void *in, MPI_Datatype t, size_t pos, size_t n, void *buf);
+
+/* Where count elements of a dense type start in buf. */
+static inline void *faro_type_dense_at(const void *buf, MPI_Datatype t)
+{
+    return (void *)((uintptr_t)buf + (uintptr_t)(t->nseg ? t->seg[0].off : 0));
+}
+
+/* References held by requests and by derived types. */
+void faro_type_destroy(MPI_Datatype t);
+static inline void faro_type_retain(MPI_Datatype t)
+{
+    if (t && !t->predefined)
+        t->refs++;
+}
+static inline void faro_type_release(MPI_Datatype t)
+{
+    if (t && !t->predefined && --t->refs == 0)
+        faro_type_destroy(t);
+}
 
 #endif

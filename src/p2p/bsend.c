@@ -95,6 +95,7 @@ int faro_bsend_start(struct faro_request *user)
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
 int PMPI_Buffer_attach(void *buffer, int size)
 {
+    FARO_LOCKED;
     if (bb.base)
         return faro_err(MPI_COMM_NULL, MPI_ERR_BUFFER,
                         "MPI_Buffer_attach: a buffer is already attached; detach it first");
@@ -109,6 +110,7 @@ int PMPI_Buffer_attach(void *buffer, int size)
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
+    FARO_LOCKED;
     FARO_WAIT_UNTIL(bb.active == 0); /* detach blocks until buffered sends are out */
     *(void **)buffer_addr = bb.base;
     *size = (int)bb.size;

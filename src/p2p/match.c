@@ -49,6 +49,34 @@ void faro_mq_free_all(void)
     mq_cap = 0;
 }
 
+int faro_mq_drop(uint32_t ctx)
+{
+    if (ctx >= mq_cap || !mq_table[ctx])
+        return 0;
+    struct faro_mq *q = mq_table[ctx];
+    struct faro_unexp *keep = NULL, *tail = NULL;
+    int dropped = 0;
+    while (q->unexp) {
+        struct faro_unexp *u = q->unexp;
+        q->unexp = u->next;
+        u->next = NULL;
+        if (u->kind == FARO_AM_EAGER && u->have < u->h.m.len) {
+            if (tail)
+                tail->next = u;
+            else
+                keep = u;
+            tail = u;
+            continue;
+        }
+        free(u->data);
+        free(u);
+        dropped++;
+    }
+    q->unexp = keep;
+    q->unexp_tail = tail;
+    return dropped;
+}
+
 static inline int matches(int want_src, int want_tag, int src, int tag)
 {
     return (want_src == src || want_src == MPI_ANY_SOURCE) &&

@@ -35,6 +35,11 @@ struct faro_mq {
  * communicator this rank has not finished creating). */
 struct faro_mq *faro_mq_get(uint32_t ctx);
 void faro_mq_free_all(void);
+/* The communicator of ctx is destroyed (comm.c): drop the messages still
+ * unexpected there, which were sent to it and never received, so that a
+ * communicator reusing the id cannot receive them. An eager message still
+ * taking fragments stays. Returns how many were dropped. */
+int faro_mq_drop(uint32_t ctx);
 
 void faro_mq_post(struct faro_mq *q, struct faro_request *r);
 /* First posted receive matching (src, tag) of an arrived message; removed. */

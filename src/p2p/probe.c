@@ -89,12 +89,14 @@ static int probe(const char *fn, int source, int tag, MPI_Comm comm, int take, i
 #pragma weak MPI_Iprobe = PMPI_Iprobe
 int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
+    FARO_LOCKED;
     return probe("MPI_Iprobe", source, tag, comm, 0, 0, flag, NULL, status);
 }
 
 #pragma weak MPI_Probe = PMPI_Probe
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
+    FARO_LOCKED;
     int flag;
     return probe("MPI_Probe", source, tag, comm, 0, 1, &flag, NULL, status);
 }
@@ -103,12 +105,14 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                  MPI_Status *status)
 {
+    FARO_LOCKED;
     return probe("MPI_Improbe", source, tag, comm, 1, 0, flag, message, status);
 }
 
 #pragma weak MPI_Mprobe = PMPI_Mprobe
 int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
+    FARO_LOCKED;
     int flag;
     return probe("MPI_Mprobe", source, tag, comm, 1, 1, &flag, message, status);
 }
@@ -117,6 +121,7 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
 int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
                 MPI_Request *request)
 {
+    FARO_LOCKED;
     if (!message || *message == MPI_MESSAGE_NULL)
         return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
                         "MPI_Imrecv: message is MPI_MESSAGE_NULL (already received?)");
@@ -159,6 +164,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
                MPI_Status *status)
 {
+    FARO_LOCKED;
     MPI_Request r;
     int rc = PMPI_Imrecv(buf, count, type, message, &r);
     if (rc)

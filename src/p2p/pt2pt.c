@@ -45,11 +45,11 @@ int faro_send_prepare(struct faro_request *r)
     MPI_Datatype t = r->type;
     r->peer = faro_comm_world_rank(r->comm, r->rank);
     r->len = (size_t)r->count * t->size;
-    if (t->contig || r->count == 0) {
-        r->data = (char *)r->ubuf;
+    if (t->dense || r->len == 0) { /* straight from the buffer, at the type's offset */
+        r->data = faro_type_dense_at(r->ubuf, t);
         return MPI_SUCCESS;
     }
-    r->tmp = malloc(r->len ? r->len : 1);
+    r->tmp = malloc(r->len);
     if (!r->tmp)
         return faro_err(r->comm, MPI_ERR_NO_MEM, "out of memory packing %zu bytes", r->len);
     faro_type_pack(r->ubuf, (size_t)r->count, t, r->tmp);
@@ -61,14 +61,15 @@ int faro_recv_prepare(struct faro_request *r)
 {
     MPI_Datatype t = r->type;
     r->len = (size_t)r->count * t->size;
-    if (t->contig || r->count == 0) {
-        r->data = r->ubuf;
+    if (t->dense || r->len == 0) {
+        r->data = faro_type_dense_at(r->ubuf, t);
         return MPI_SUCCESS;
     }
-    r->tmp = malloc(r->len ? r->len : 1);
+    r->tmp = malloc(r->len);
     if (!r->tmp)
         return faro_err(r->comm, MPI_ERR_NO_MEM, "out of memory staging %zu bytes", r->len);
     r->data = r->tmp;
+    faro_type_retain(t); /* unpacked at the end; released with the request (request.c) */
     return MPI_SUCCESS;
 }
 
@@ -150,6 +151,7 @@ static int blocking(const char *fn, int kind, int mode, const void *buf, int cou
 #pragma weak MPI_Send = PMPI_Send
 int PMPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
+    FARO_LOCKED;
     return blocking("MPI_Send", FARO_REQ_SEND, FARO_MODE_STANDARD, buf, count, type, dest, tag,
                     comm, MPI_STATUS_IGNORE, 0);
 }
@@ -157,6 +159,7 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, 
 #pragma weak MPI_Ssend = PMPI_Ssend
 int PMPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
+    FARO_LOCKED;
     return blocking("MPI_Ssend", FARO_REQ_SEND, FARO_MODE_SYNC, buf, count, type, dest, tag,
                     comm, MPI_STATUS_IGNORE, 0);
 }
@@ -166,6 +169,7 @@ int PMPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
 #pragma weak MPI_Rsend = PMPI_Rsend
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
+    FARO_LOCKED;
     return blocking("MPI_Rsend", FARO_REQ_SEND, FARO_MODE_READY, buf, count, type, dest, tag,
                     comm, MPI_STATUS_IGNORE, 0);
 }
@@ -173,6 +177,7 @@ int PMPI_Rsend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
 #pragma weak MPI_Bsend = PMPI_Bsend
 int PMPI_Bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
 {
+    FARO_LOCKED;
     return blocking("MPI_Bsend", FARO_REQ_SEND, FARO_MODE_BUFFERED, buf, count, type, dest, tag,
                     comm, MPI_STATUS_IGNORE, 0);
 }
@@ -181,6 +186,7 @@ int PMPI_Bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag,
 int PMPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
+    FARO_LOCKED;
     return blocking("MPI_Recv", FARO_REQ_RECV, 0, buf, count, type, source, tag, comm, status, 0);
 }
 
@@ -191,6 +197,7 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
     int PMPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,         \
                     MPI_Comm comm, MPI_Request *request)                                      \
     {                                                                                         \
+        FARO_LOCKED;                                                                          \
         return faro_post("MPI_" #NAME, FARO_REQ_SEND, MODE, buf, count, type, dest, tag,      \
                          comm, 0, request);                                                   \
     }
@@ -205,6 +212,7 @@ NONBLOCKING_SEND(Ibsend, FARO_MODE_BUFFERED)
 int PMPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
+    FARO_LOCKED;
     return faro_post("MPI_Irecv", FARO_REQ_RECV, 0, buf, count, type, source, tag, comm, 0,
                      request);
 }
@@ -216,6 +224,7 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI
     int PMPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,         \
                     MPI_Comm comm, MPI_Request *request)                                      \
     {                                                                                         \
+        FARO_LOCKED;                                                                          \
         return faro_post("MPI_" #NAME, FARO_REQ_SEND, MODE, buf, count, type, dest, tag,      \
                          comm, 1, request);                                                   \
     }
@@ -229,6 +238,7 @@ PERSISTENT_SEND(Bsend_init, FARO_MODE_BUFFERED)
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
+    FARO_LOCKED;
     return faro_post("MPI_Recv_init", FARO_REQ_RECV, 0, buf, count, type, source, tag, comm, 1,
                      request);
 }
@@ -240,6 +250,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                   int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
                   int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    FARO_LOCKED;
     struct faro_request *rr, *sr;
     int rc = faro_post("MPI_Sendrecv", FARO_REQ_RECV, 0, recvbuf, recvcount, recvtype, source,
                        recvtag, comm, 0, &rr);
@@ -262,6 +273,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
+    FARO_LOCKED;
     int rc = faro_check_p2p("MPI_Sendrecv_replace", comm, buf, count, type, dest, sendtag, 0);
     if (rc)
         return rc;
@@ -283,6 +295,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int
 int faro_coll_isend(const char *fn, const void *buf, int count, MPI_Datatype type, int dest,
                     int tag, MPI_Comm comm, MPI_Request *req)
 {
+    FARO_LOCKED;
     return faro_post(fn, FARO_REQ_SEND, FARO_MODE_STANDARD, buf, count, type, dest, tag, comm,
                      FARO_POST_INTERNAL, req);
 }
@@ -290,6 +303,7 @@ int faro_coll_isend(const char *fn, const void *buf, int count, MPI_Datatype typ
 int faro_coll_irecv(const char *fn, void *buf, int count, MPI_Datatype type, int source,
                     int tag, MPI_Comm comm, MPI_Request *req)
 {
+    FARO_LOCKED;
     return faro_post(fn, FARO_REQ_RECV, 0, buf, count, type, source, tag, comm,
                      FARO_POST_INTERNAL, req);
 }
@@ -297,6 +311,7 @@ int faro_coll_irecv(const char *fn, void *buf, int count, MPI_Datatype type, int
 int faro_coll_send(const char *fn, const void *buf, int count, MPI_Datatype type, int dest,
                    int tag, MPI_Comm comm)
 {
+    FARO_LOCKED;
     return blocking(fn, FARO_REQ_SEND, FARO_MODE_STANDARD, buf, count, type, dest, tag, comm,
                     MPI_STATUS_IGNORE, FARO_POST_INTERNAL);
 }
@@ -304,6 +319,7 @@ int faro_coll_send(const char *fn, const void *buf, int count, MPI_Datatype type
 int faro_coll_recv(const char *fn, void *buf, int count, MPI_Datatype type, int source,
                    int tag, MPI_Comm comm, MPI_Status *status)
 {
+    FARO_LOCKED;
     return blocking(fn, FARO_REQ_RECV, 0, buf, count, type, source, tag, comm, status,
                     FARO_POST_INTERNAL);
 }
@@ -312,6 +328,7 @@ int faro_coll_sendrecv(const char *fn, const void *sendbuf, int sendcount, MPI_D
                        int dest, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
                        int tag, MPI_Comm comm, MPI_Status *status)
 {
+    FARO_LOCKED;
     struct faro_request *rr = NULL, *sr = NULL;
     int rc = faro_coll_irecv(fn, recvbuf, recvcount, recvtype, source, tag, comm, &rr);
     if (rc)

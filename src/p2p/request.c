@@ -31,15 +31,20 @@ struct faro_request *faro_req_alloc(int kind, MPI_Comm comm)
     r->magic = FARO_REQ_MAGIC;
     r->kind = (uint8_t)kind;
     r->comm = comm;
+    faro_comm_retain(comm); /* a freed communicator lives while requests use it */
     faro_status_empty(&r->status);
     return r;
 }
 
 void faro_req_release(struct faro_request *r)
 {
+    if (r->tmp && r->kind == FARO_REQ_RECV) /* a staged receive holds its type */
+        faro_type_release(r->type);
     free(r->tmp);
     r->tmp = NULL;
     r->magic = 0;
+    faro_comm_release(r->comm);
+    r->comm = NULL;
     r->next = free_list;
     free_list = r;
 }

@@ -93,6 +93,7 @@ static int one(const char *fn, MPI_Request *request, int *flag, MPI_Status *stat
 #pragma weak MPI_Wait = PMPI_Wait
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 {
+    FARO_LOCKED;
     int flag;
     return one("MPI_Wait", request, &flag, status, 1);
 }
@@ -100,6 +101,7 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
 #pragma weak MPI_Test = PMPI_Test
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
+    FARO_LOCKED;
     return one("MPI_Test", request, flag, status, 0);
 }
 
@@ -130,6 +132,7 @@ static int all_done(int count, MPI_Request reqs[])
 #pragma weak MPI_Waitall = PMPI_Waitall
 int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
 {
+    FARO_LOCKED;
     int rc = check_reqs("MPI_Waitall", count, reqs);
     if (rc)
         return rc;
@@ -140,6 +143,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
 #pragma weak MPI_Testall = PMPI_Testall
 int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
 {
+    FARO_LOCKED;
     int rc = check_reqs("MPI_Testall", count, reqs);
     if (rc)
         return rc;
@@ -198,6 +202,7 @@ static int any(const char *fn, int count, MPI_Request reqs[], int *index, int *f
 #pragma weak MPI_Waitany = PMPI_Waitany
 int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 {
+    FARO_LOCKED;
     int flag;
     return any("MPI_Waitany", count, reqs, index, &flag, status, 1);
 }
@@ -205,6 +210,7 @@ int PMPI_Waitany(int count, MPI_Request reqs[], int *index, MPI_Status *status)
 #pragma weak MPI_Testany = PMPI_Testany
 int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *status)
 {
+    FARO_LOCKED;
     return any("MPI_Testany", count, reqs, index, flag, status, 0);
 }
 
@@ -242,18 +248,21 @@ static int some(const char *fn, int count, MPI_Request reqs[], int *outcount, in
 #pragma weak MPI_Waitsome = PMPI_Waitsome
 int PMPI_Waitsome(int count, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[])
 {
+    FARO_LOCKED;
     return some("MPI_Waitsome", count, reqs, outcount, indices, sts, 1);
 }
 
 #pragma weak MPI_Testsome = PMPI_Testsome
 int PMPI_Testsome(int count, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[])
 {
+    FARO_LOCKED;
     return some("MPI_Testsome", count, reqs, outcount, indices, sts, 0);
 }
 
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
+    FARO_LOCKED;
     if (inactive(request)) {
         *flag = 1;
         if (status != MPI_STATUS_IGNORE)
@@ -274,6 +283,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 #pragma weak MPI_Request_free = PMPI_Request_free
 int PMPI_Request_free(MPI_Request *request)
 {
+    FARO_LOCKED;
     if (!request || faro_req_check(*request))
         return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
                         "MPI_Request_free: not a valid request (MPI_REQUEST_NULL or freed)");
@@ -289,6 +299,7 @@ int PMPI_Request_free(MPI_Request *request)
 #pragma weak MPI_Cancel = PMPI_Cancel
 int PMPI_Cancel(MPI_Request *request)
 {
+    FARO_LOCKED;
     if (!request || faro_req_check(*request))
         return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Cancel: not a valid request");
     struct faro_request *r = *request;
@@ -312,6 +323,7 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 #pragma weak MPI_Start = PMPI_Start
 int PMPI_Start(MPI_Request *request)
 {
+    FARO_LOCKED;
     if (!request || faro_req_check(*request) || !(*request)->persistent)
         return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
                         "MPI_Start: not a persistent request (use MPI_Send_init/MPI_Recv_init)");
@@ -326,6 +338,7 @@ int PMPI_Start(MPI_Request *request)
 #pragma weak MPI_Startall = PMPI_Startall
 int PMPI_Startall(int count, MPI_Request reqs[])
 {
+    FARO_LOCKED;
     int rc = check_reqs("MPI_Startall", count, reqs);
     for (int i = 0; i < count && !rc; i++)
         rc = PMPI_Start(&reqs[i]);

@@ -4,8 +4,18 @@
  * small ring and its slot is folded into the returned code above the class
  * bits, so MPI_Error_string(code) gives back the exact message and
  * MPI_Error_class(code) the class.
+ *
+ * A code is class | slot << CLASS_BITS:
+ *   slot 0              the class itself (predefined, or added by the program)
+ *   slot 1..RING        a message in the ring
+ *   slot RING+1...      a code added with MPI_Add_error_code (user_codes[slot-RING-1])
+ * so classes the program adds stay below 1 << CLASS_BITS, and the class of
+ * any code is its low bits. Errhandlers and the tables the program extends
+ * are here too.
  */
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +28,28 @@
 #define RING 64
 #define CLASS_BITS 8
 
-static char ring[RING][MPI_MAX_ERROR_STRING - 96]; /* room for the class name */
-static unsigned ring_next;
+#define MAX_CLASS ((1 << CLASS_BITS) - 1)
 
-struct faro_errhandler faro_mpi_errors_are_fatal = {.kind = FARO_EH_FATAL, .predefined = 1};
-struct faro_errhandler faro_mpi_errors_return = {.kind = FARO_EH_RETURN, .predefined = 1};
-struct faro_errhandler faro_mpi_errors_abort = {.kind = FARO_EH_ABORT, .predefined = 1};
+static char ring[RING][MPI_MAX_ERROR_STRING - 96]; /* room for the class name */
+static atomic_uint ring_next;
+
+/* What the program added (under the library lock at MPI_THREAD_MULTIPLE). */
+static int last_class = MPI_ERR_LASTCODE; /* classes MPI_ERR_LASTCODE+1..last_class exist */
+static char *class_text[MAX_CLASS + 1];   /* MPI_Add_error_string of a class */
+struct user_code {
+    int errclass;
+    char *text;
+};
+static struct user_code *user_codes;
+static int nuser_codes, cap_user_codes;
+int faro_lastusedcode = MPI_ERR_LASTCODE; /* the MPI_LASTUSEDCODE attribute (attr.c) */
+
+struct faro_errhandler faro_mpi_errors_are_fatal = {
+    .magic = FARO_ERRHANDLER_MAGIC, .kind = FARO_EH_FATAL, .predefined = 1};
+struct faro_errhandler faro_mpi_errors_return = {
+    .magic = FARO_ERRHANDLER_MAGIC, .kind = FARO_EH_RETURN, .predefined = 1};
+struct faro_errhandler faro_mpi_errors_abort = {
+    .magic = FARO_ERRHANDLER_MAGIC, .kind = FARO_EH_ABORT, .predefined = 1};
 
 static const char *class_names[MPI_ERR_LASTCODE] = {
     [MPI_SUCCESS] = "MPI_SUCCESS: no error",
@@ -91,7 +117,47 @@ static const char *class_names[MPI_ERR_LASTCODE] = {
 
 static int code_class(int code)
 {
-    return code > 0 ? code & ((1 << CLASS_BITS) - 1) : code;
+    return code > 0 ? code & MAX_CLASS : code;
+}
+
+/* The class and slot of a code the library gave out; -1 for anything else. */
+static int decode(int code, int *cls, unsigned *slot)
+{
+    if (code < 0)
+        return -1;
+    int c = code & MAX_CLASS;
+    unsigned s = (unsigned)code >> CLASS_BITS;
+    int predefined = c < MPI_ERR_LASTCODE;
+    if (!predefined && !(c > MPI_ERR_LASTCODE && c <= last_class))
+        return -1;
+    if (s >= 1 && s <= RING && !predefined)
+        return -1; /* the library raises only predefined classes with a message */
+    if (s > RING) {
+        unsigned k = s - RING - 1;
+        if (k >= (unsigned)nuser_codes || user_codes[k].errclass != c)
+            return -1;
+    }
+    *cls = c;
+    *slot = s;
+    return 0;
+}
+
+/* MPI_Error_string's text of a valid code. */
+static void describe(int cls, unsigned slot, char *out, size_t len)
+{
+    const char *text;
+    if (slot > RING)
+        text = user_codes[slot - RING - 1].text;
+    else if (cls > MPI_ERR_LASTCODE)
+        text = class_text[cls];
+    else if (slot >= 1)
+        text = NULL;
+    else
+        text = class_names[cls];
+    if (slot >= 1 && slot <= RING)
+        snprintf(out, len, "%s: %s", class_names[cls], ring[slot - 1]);
+    else
+        snprintf(out, len, "%s", text ? text : "");
 }
 
 _Noreturn void faro_fatal(int code, const char *fmt, ...)
@@ -109,21 +175,38 @@ _Noreturn void faro_fatal(int code, const char *fmt, ...)
     _exit(status);
 }
 
+static MPI_Errhandler handler_of(MPI_Comm *comm)
+{
+    if (*comm == MPI_COMM_NULL) /* errors outside a communicator: MPI_COMM_WORLD's */
+        *comm = MPI_COMM_WORLD;
+    MPI_Errhandler eh = (*comm)->errhandler;
+    return eh ? eh : MPI_ERRORS_ARE_FATAL;
+}
+
+/* A user handler gets copies: what it does to its arguments does not change
+ * the code the call returns. */
+static void call_user(MPI_Errhandler eh, MPI_Comm comm, int code)
+{
+    MPI_Comm c = comm;
+    int k = code;
+    eh->fn(&c, &k);
+}
+
 int faro_err(MPI_Comm comm, int errclass, const char *fmt, ...)
 {
-    unsigned slot = ring_next++ % RING;
+    unsigned slot = atomic_fetch_add_explicit(&ring_next, 1, memory_order_relaxed) % RING;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(ring[slot], sizeof ring[slot], fmt, ap);
     va_end(ap);
     int code = errclass | (int)((slot + 1) << CLASS_BITS);
 
-    MPI_Errhandler eh = comm ? comm->errhandler : faro_mpi_comm_world.errhandler;
+    MPI_Errhandler eh = handler_of(&comm);
     switch (eh->kind) {
     case FARO_EH_RETURN:
         return code;
     case FARO_EH_USER:
-        eh->fn(&comm, &code);
+        call_user(eh, comm, code);
         return code;
     default:
         faro_fatal(errclass, "%s (%s; set MPI_ERRORS_RETURN on the communicator to handle "
@@ -132,79 +215,230 @@ int faro_err(MPI_Comm comm, int errclass, const char *fmt, ...)
     }
 }
 
+/* Fatal handlers on a code the program made: say which code and its text. */
+static _Noreturn void fatal_code(int code, const char *where)
+{
+    char text[MPI_MAX_ERROR_STRING] = "";
+    int cls;
+    unsigned slot;
+    if (decode(code, &cls, &slot) == 0)
+        describe(cls, slot, text, sizeof text);
+    faro_fatal(code, "%s: error code %d%s%s (set MPI_ERRORS_RETURN on the communicator to "
+               "handle errors in the program)", where, code, text[0] ? ": " : "", text);
+}
+
+int faro_err_pass(MPI_Comm comm, int code, const char *fmt, ...)
+{
+    MPI_Errhandler eh = handler_of(&comm);
+    if (eh->kind == FARO_EH_RETURN)
+        return code;
+    if (eh->kind == FARO_EH_USER) {
+        call_user(eh, comm, code);
+        return code;
+    }
+    char where[MPI_MAX_ERROR_STRING];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(where, sizeof where, fmt, ap);
+    va_end(ap);
+    FARO_LOCKED;
+    fatal_code(code, where);
+}
+
 #pragma weak MPI_Error_class = PMPI_Error_class
 int PMPI_Error_class(int code, int *errclass)
 {
-    int c = code_class(code);
-    if (c < 0 || c >= MPI_ERR_LASTCODE)
+    FARO_LOCKED;
+    int cls;
+    unsigned slot;
+    if (decode(code, &cls, &slot))
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
-                        "MPI_Error_class: %d is not an error code", code);
-    *errclass = c;
+                        "MPI_Error_class: %d is not an error code (0..%d, or one the program "
+                        "added; MPI_LASTUSEDCODE is %d)", code, MPI_ERR_LASTCODE - 1,
+                        faro_lastusedcode);
+    if (!errclass)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_class: errorclass is NULL");
+    *errclass = cls;
     return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Error_string = PMPI_Error_string
 int PMPI_Error_string(int code, char *string, int *resultlen)
 {
-    int c = code_class(code);
-    if (c < 0 || c >= MPI_ERR_LASTCODE)
+    FARO_LOCKED;
+    int cls;
+    unsigned slot;
+    if (decode(code, &cls, &slot))
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
-                        "MPI_Error_string: %d is not an error code", code);
-    unsigned slot = code > 0 ? (unsigned)code >> CLASS_BITS : 0;
-    if (slot >= 1 && slot <= RING)
-        snprintf(string, MPI_MAX_ERROR_STRING, "%s: %s", class_names[c], ring[slot - 1]);
-    else
-        snprintf(string, MPI_MAX_ERROR_STRING, "%s", class_names[c]);
+                        "MPI_Error_string: %d is not an error code (0..%d, or one the program "
+                        "added; MPI_LASTUSEDCODE is %d)", code, MPI_ERR_LASTCODE - 1,
+                        faro_lastusedcode);
+    if (!string || !resultlen)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Error_string: %s is NULL",
+                        string ? "resultlen" : "string");
+    describe(cls, slot, string, MPI_MAX_ERROR_STRING);
     *resultlen = (int)strlen(string);
     return MPI_SUCCESS;
+}
+
+/* ---- classes, codes and strings the program adds ---- */
+
+#pragma weak MPI_Add_error_class = PMPI_Add_error_class
+int PMPI_Add_error_class(int *errorclass)
+{
+    FARO_LOCKED;
+    if (!errorclass)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Add_error_class: errorclass is NULL");
+    if (last_class == MAX_CLASS)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_OTHER,
+                        "MPI_Add_error_class: all %d classes a program may add are in use "
+                        "(classes are %d..%d; add codes to a class with MPI_Add_error_code "
+                        "instead)", MAX_CLASS - MPI_ERR_LASTCODE, MPI_ERR_LASTCODE + 1,
+                        MAX_CLASS);
+    *errorclass = ++last_class;
+    faro_lastusedcode = last_class;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Add_error_code = PMPI_Add_error_code
+int PMPI_Add_error_code(int errorclass, int *errorcode)
+{
+    FARO_LOCKED;
+    int cls;
+    unsigned slot;
+    if (errorclass <= MPI_SUCCESS || decode(errorclass, &cls, &slot) || slot != 0)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
+                        "MPI_Add_error_code: %d is not an error class (1..%d, or one from "
+                        "MPI_Add_error_class: %d..%d)", errorclass, MPI_ERR_LASTCODE - 1,
+                        MPI_ERR_LASTCODE + 1, last_class);
+    if (!errorcode)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Add_error_code: errorcode is NULL");
+    if (nuser_codes >= (INT_MAX >> CLASS_BITS) - RING - 1)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_OTHER,
+                        "MPI_Add_error_code: %d codes added: no more fit in an int",
+                        nuser_codes);
+    if (nuser_codes == cap_user_codes) {
+        int cap = cap_user_codes ? 2 * cap_user_codes : 16;
+        struct user_code *n = realloc(user_codes, (size_t)cap * sizeof *n);
+        if (!n)
+            return faro_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPI_Add_error_code: out of memory");
+        user_codes = n;
+        cap_user_codes = cap;
+    }
+    int k = nuser_codes++;
+    user_codes[k] = (struct user_code){.errclass = errorclass, .text = NULL};
+    *errorcode = errorclass | (RING + 1 + k) << CLASS_BITS;
+    faro_lastusedcode = *errorcode;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Add_error_string = PMPI_Add_error_string
+int PMPI_Add_error_string(int errorcode, const char *string)
+{
+    FARO_LOCKED;
+    int cls;
+    unsigned slot;
+    if (decode(errorcode, &cls, &slot) || cls < MPI_ERR_LASTCODE || (slot >= 1 && slot <= RING))
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
+                        "MPI_Add_error_string: %d is not a class or code the program added "
+                        "(predefined ones keep their text)", errorcode);
+    if (!string)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Add_error_string: string is NULL");
+    size_t len = strlen(string);
+    if (len >= MPI_MAX_ERROR_STRING)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
+                        "MPI_Add_error_string: string has %zu characters (at most %d)", len,
+                        MPI_MAX_ERROR_STRING - 1);
+    char *copy = strdup(string);
+    if (!copy)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPI_Add_error_string: out of memory");
+    char **text = slot > RING ? &user_codes[slot - RING - 1].text : &class_text[cls];
+    free(*text);
+    *text = copy;
+    return MPI_SUCCESS;
+}
+
+/* ---- errhandlers ---- */
+
+int faro_errhandler_check(MPI_Errhandler eh)
+{
+    return eh && eh->magic == FARO_ERRHANDLER_MAGIC ? 0 : -1;
+}
+
+void faro_errhandler_retain(MPI_Errhandler eh)
+{
+    if (!eh->predefined)
+        __atomic_add_fetch(&eh->refcount, 1, __ATOMIC_RELAXED);
+}
+
+void faro_errhandler_release(MPI_Errhandler eh)
+{
+    if (eh->predefined || __atomic_sub_fetch(&eh->refcount, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    faro_handle_forget(FARO_H_ERRHANDLER, eh);
+    eh->magic = 0;
+    free(eh);
 }
 
 static int check_eh(const char *fn, MPI_Errhandler eh)
 {
     if (eh == MPI_ERRHANDLER_NULL)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: errhandler is MPI_ERRHANDLER_NULL", fn);
+    if (faro_errhandler_check(eh))
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
+                        "%s: argument is not a valid errhandler (freed, or never created)", fn);
+    return MPI_SUCCESS;
+}
+
+static int check_comm(const char *fn, MPI_Comm comm)
+{
+    if (faro_comm_check(comm))
+        return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: %s", fn,
+                        comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL"
+                                              : "argument is not a valid communicator");
     return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler eh)
 {
-    if (faro_comm_check(comm))
-        return faro_err(MPI_COMM_NULL, MPI_ERR_COMM,
-                        "MPI_Comm_set_errhandler: invalid communicator");
-    int rc = check_eh("MPI_Comm_set_errhandler", eh);
+    int rc = check_comm("MPI_Comm_set_errhandler", comm);
+    if (!rc)
+        rc = check_eh("MPI_Comm_set_errhandler", eh);
     if (rc)
         return rc;
-    if (!eh->predefined)
-        eh->refcount++;
+    FARO_LOCKED;
+    faro_errhandler_retain(eh);
     MPI_Errhandler old = comm->errhandler;
     comm->errhandler = eh;
-    if (!old->predefined && --old->refcount == 0)
-        free(old);
+    faro_errhandler_release(old);
     return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
 int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *eh)
 {
-    if (faro_comm_check(comm))
-        return faro_err(MPI_COMM_NULL, MPI_ERR_COMM,
-                        "MPI_Comm_get_errhandler: invalid communicator");
+    int rc = check_comm("MPI_Comm_get_errhandler", comm);
+    if (rc)
+        return rc;
+    if (!eh)
+        return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_get_errhandler: errhandler is NULL");
+    FARO_LOCKED;
     *eh = comm->errhandler;
-    if (!(*eh)->predefined)
-        (*eh)->refcount++;
+    faro_errhandler_retain(*eh); /* the program frees what it gets */
     return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
 int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *eh)
 {
-    if (!fn)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
-                        "MPI_Comm_create_errhandler: function is NULL");
+    if (!fn || !eh)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_create_errhandler: %s is NULL",
+                        fn ? "errhandler" : "function");
     struct faro_errhandler *e = calloc(1, sizeof *e);
     if (!e)
         return faro_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPI_Comm_create_errhandler: no memory");
+    e->magic = FARO_ERRHANDLER_MAGIC;
     e->kind = FARO_EH_USER;
     e->fn = fn;
     e->refcount = 1;
@@ -215,14 +449,16 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
 int PMPI_Comm_call_errhandler(MPI_Comm comm, int code)
 {
-    if (faro_comm_check(comm))
-        return faro_err(MPI_COMM_NULL, MPI_ERR_COMM,
-                        "MPI_Comm_call_errhandler: invalid communicator");
+    int rc = check_comm("MPI_Comm_call_errhandler", comm);
+    if (rc)
+        return rc;
     MPI_Errhandler eh = comm->errhandler;
     if (eh->kind == FARO_EH_USER)
-        eh->fn(&comm, &code);
-    else if (eh->kind != FARO_EH_RETURN)
-        faro_fatal(code, "MPI_Comm_call_errhandler: error code %d raised by the program", code);
+        call_user(eh, comm, code);
+    else if (eh->kind != FARO_EH_RETURN) {
+        FARO_LOCKED;
+        fatal_code(code, "MPI_Comm_call_errhandler: the program raised an error");
+    }
     return MPI_SUCCESS;
 }
 
@@ -234,8 +470,7 @@ int PMPI_Errhandler_free(MPI_Errhandler *eh)
     int rc = check_eh("MPI_Errhandler_free", *eh);
     if (rc)
         return rc;
-    if (!(*eh)->predefined && --(*eh)->refcount == 0)
-        free(*eh);
+    faro_errhandler_release(*eh); /* objects that use it keep it alive */
     *eh = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }

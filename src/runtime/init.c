@@ -50,7 +50,9 @@ static int init(int required, int *provided)
     if (faro_wireup(err, sizeof err))
         init_failed(err);
     faro_comm_init();
-    faro.thread_level = required < MPI_THREAD_SERIALIZED ? required : MPI_THREAD_SERIALIZED;
+    faro_attr_init(pmi.appnum);
+    faro.thread_level = required; /* every level, MPI_THREAD_MULTIPLE included */
+    faro_thread_init(faro.thread_level);
     if (provided)
         *provided = faro.thread_level;
     faro.initialized = 1;
@@ -79,6 +81,14 @@ int PMPI_Finalize(void)
     if (!faro.initialized || faro.finalized)
         return faro_err(MPI_COMM_NULL, MPI_ERR_OTHER, "MPI_Finalize: %s",
                         faro.finalized ? "called twice" : "called before MPI_Init");
+    /* MPI_COMM_SELF's attributes go first, newest first, while MPI still works
+     * (libraries hang their clean-up there); then MPI_COMM_WORLD's. */
+    int rc = faro_attr_delete_all(FARO_ATTR_COMM, MPI_COMM_SELF, &MPI_COMM_SELF->attrs);
+    if (rc == MPI_SUCCESS)
+        rc = faro_attr_delete_all(FARO_ATTR_COMM, MPI_COMM_WORLD, &MPI_COMM_WORLD->attrs);
+    if (rc != MPI_SUCCESS)
+        rc = faro_err_pass(MPI_COMM_WORLD, rc, "MPI_Finalize: an attribute's delete callback "
+                           "failed");
     faro_quiesce();
     if (faro_pmi_barrier())
         faro_fatal(MPI_ERR_OTHER, "MPI_Finalize: the process manager went away");
@@ -86,7 +96,7 @@ int PMPI_Finalize(void)
     faro_mq_free_all();
     faro_pmi_finalize();
     faro.finalized = 1;
-    return MPI_SUCCESS;
+    return rc;
 }
 
 #pragma weak MPI_Initialized = PMPI_Initialized
@@ -127,7 +137,7 @@ int PMPI_Query_thread(int *provided)
 #pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
 int PMPI_Is_thread_main(int *flag)
 {
-    *flag = 1; /* up to MPI_THREAD_SERIALIZED only the main thread is assumed */
+    *flag = faro_thread_is_main(); /* the thread that called MPI_Init(_thread) */
     return MPI_SUCCESS;
 }
 
@@ -138,6 +148,15 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
         strcpy(faro.hostname, "localhost");
     snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", faro.hostname);
     *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+/* Profiling control: without a profiling layer that defines MPI_Pcontrol
+ * itself, every level is accepted and has no effect, as the standard says. */
+#pragma weak MPI_Pcontrol = PMPI_Pcontrol
+int PMPI_Pcontrol(const int level, ...)
+{
+    (void)level;
     return MPI_SUCCESS;
 }
 

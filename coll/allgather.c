@@ -1,0 +1,118 @@
+/*
+ * MPI_Allgather, MPI_Allgatherv. Recursive doubling when the size is a power
+ * of two and the message is small (log2 size rounds, each doubling the
+ * blocks held); otherwise a ring (size - 1 rounds, each link carrying every
+ * block once), which suits any size and large messages.
+ */
+#include <limits.h>
+
+#include "coll.h"
+
+int faro_coll_allgather_recursive_doubling(const struct faro_coll *c, void *recvbuf,
+                                           int recvcount, MPI_Datatype recvtype)
+{
+    for (int mask = 1; mask < c->size; mask <<= 1) {
+        int partner = c->rank ^ mask;
+        int mine = c->rank & ~(mask - 1), theirs = partner & ~(mask - 1);
+        int rc = faro_coll_sendrecv(
+            c->fn, faro_coll_at(recvbuf, (MPI_Aint)mine * recvcount, recvtype), mask * recvcount,
+            recvtype, partner, faro_coll_at(recvbuf, (MPI_Aint)theirs * recvcount, recvtype),
+            mask * recvcount, recvtype, partner, c->tag, c->comm, MPI_STATUS_IGNORE);
+        if (rc)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+int faro_coll_allgatherv_ring(const struct faro_coll *c, const struct faro_coll_blocks *blks)
+{
+    int size = c->size;
+    int right = (c->rank + 1) % size, left = (c->rank - 1 + size) % size;
+    for (int i = 0; i < size - 1; i++) {
+        int s = (c->rank - i + size) % size, r = (c->rank - i - 1 + size) % size;
+        int rc = faro_coll_sendrecv(c->fn, faro_coll_baddr(blks, s), faro_coll_bcount(blks, s),
+                                    faro_coll_btype(blks, s), right, faro_coll_baddr(blks, r),
+                                    faro_coll_bcount(blks, r), faro_coll_btype(blks, r), left,
+                                    c->tag, c->comm, MPI_STATUS_IGNORE);
+        if (rc)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+static int check_send(const char *fn, MPI_Comm comm, const void *sendbuf, int sendcount,
+                      MPI_Datatype sendtype, const void *recvbuf)
+{
+    if (sendbuf == MPI_IN_PLACE)
+        return MPI_SUCCESS;
+    int rc = faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
+    if (!rc && sendbuf == recvbuf && sendbuf && (size_t)sendcount * sendtype->size > 0)
+        rc = faro_coll_err_alias(fn, comm);
+    return rc;
+}
+
+#pragma weak MPI_Allgather = PMPI_Allgather
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Allgather";
+    int rc = faro_coll_check_comm(fn, comm);
+    if (!rc)
+        rc = faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
+    if (!rc)
+        rc = check_send(fn, comm, sendbuf, sendcount, sendtype, recvbuf);
+    if (rc)
+        return rc;
+    if (recvbuf == MPI_IN_PLACE)
+        return faro_coll_err_in_place(fn, comm, "recvbuf");
+    struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_ALLGATHER);
+    if (sendbuf != MPI_IN_PLACE) {
+        rc = faro_coll_copy(&c, sendbuf, sendcount, sendtype,
+                            faro_coll_at(recvbuf, (MPI_Aint)comm->rank * recvcount, recvtype),
+                            recvcount, recvtype);
+        if (rc)
+            return rc;
+    }
+    size_t total = (size_t)recvcount * recvtype->size * (size_t)comm->size;
+    if (comm->size == 1 || total == 0)
+        return MPI_SUCCESS;
+    int pow2 = (comm->size & (comm->size - 1)) == 0;
+    if (pow2 && total <= FARO_COLL_ALLGATHER_RD_MAX &&
+        (long long)recvcount * comm->size <= INT_MAX)
+        return faro_coll_allgather_recursive_doubling(&c, recvbuf, recvcount, recvtype);
+    struct faro_coll_blocks blks = faro_coll_blocks_uniform(recvbuf, recvcount, recvtype);
+    return faro_coll_allgatherv_ring(&c, &blks);
+}
+
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                    MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Allgatherv";
+    int rc = faro_coll_check_comm(fn, comm);
+    if (!rc)
+        rc = faro_coll_check_type(fn, comm, recvtype, "recvtype");
+    if (!rc)
+        rc = faro_coll_check_counts(fn, comm, recvcounts, comm->size, "recvcounts");
+    if (!rc && !displs)
+        rc = faro_err(comm, MPI_ERR_ARG, "%s: displs is NULL (an array of %d displacements)", fn,
+                      comm->size);
+    if (!rc)
+        rc = check_send(fn, comm, sendbuf, sendcount, sendtype, recvbuf);
+    if (rc)
+        return rc;
+    if (recvbuf == MPI_IN_PLACE)
+        return faro_coll_err_in_place(fn, comm, "recvbuf");
+    struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_ALLGATHER);
+    struct faro_coll_blocks blks = faro_coll_blocks_v(recvbuf, recvcounts, displs, recvtype);
+    if (sendbuf != MPI_IN_PLACE) {
+        rc = faro_coll_copy(&c, sendbuf, sendcount, sendtype, faro_coll_baddr(&blks, comm->rank),
+                            recvcounts[comm->rank], recvtype);
+        if (rc)
+            return rc;
+    }
+    if (comm->size == 1)
+        return MPI_SUCCESS;
+    return faro_coll_allgatherv_ring(&c, &blks);
+}

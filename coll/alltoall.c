@@ -1,0 +1,227 @@
+/*
+ * MPI_Alltoall, MPI_Alltoallv, MPI_Alltoallw. All three describe their
+ * buffers as struct faro_coll_blocks and share the algorithms:
+ *  - window: receives and sends to every peer posted FARO_COLL_WINDOW / 2
+ *    pairs at a time, peers taken in order rank+i / rank-i so the load
+ *    spreads; small blocks and every v/w call;
+ *  - pairwise: size - 1 rounds of one sendrecv each (partner rank ^ i when
+ *    the size is a power of two), for large uniform blocks;
+ *  - in place: pairwise with symmetric partners (partner = i - rank mod
+ *    size: both send and receive the same block), each block packed into a
+ *    temporary before it is overwritten.
+ */
+#include <stdio.h>
+
+#include "coll.h"
+
+static int own_block(const struct faro_coll *c, const struct faro_coll_blocks *send,
+                     const struct faro_coll_blocks *recv)
+{
+    int r = c->rank;
+    return faro_coll_copy(c, faro_coll_baddr(send, r), faro_coll_bcount(send, r),
+                          faro_coll_btype(send, r), faro_coll_baddr(recv, r),
+                          faro_coll_bcount(recv, r), faro_coll_btype(recv, r));
+}
+
+int faro_coll_alltoall_window(const struct faro_coll *c, const struct faro_coll_blocks *send,
+                              const struct faro_coll_blocks *recv)
+{
+    int size = c->size, rc = own_block(c, send, recv);
+    if (rc)
+        return rc;
+    MPI_Request reqs[FARO_COLL_WINDOW];
+    int n = 0;
+    for (int i = 1; i < size; i++) {
+        int src = (c->rank - i + size) % size, dst = (c->rank + i) % size;
+        int rcnt = faro_coll_bcount(recv, src), scnt = faro_coll_bcount(send, dst);
+        MPI_Datatype rt = faro_coll_btype(recv, src), st = faro_coll_btype(send, dst);
+        if ((size_t)rcnt * rt->size > 0) {
+            rc = faro_coll_irecv(c->fn, faro_coll_baddr(recv, src), rcnt, rt, src, c->tag,
+                                 c->comm, &reqs[n]);
+            if (rc)
+                break;
+            n++;
+        }
+        if ((size_t)scnt * st->size > 0) {
+            rc = faro_coll_isend(c->fn, faro_coll_baddr(send, dst), scnt, st, dst, c->tag,
+                                 c->comm, &reqs[n]);
+            if (rc)
+                break;
+            n++;
+        }
+        if (n >= FARO_COLL_WINDOW - 1) {
+            rc = faro_coll_waitall(n, reqs);
+            n = 0;
+            if (rc)
+                return rc;
+        }
+    }
+    int rw = faro_coll_waitall(n, reqs);
+    return rc ? rc : rw;
+}
+
+int faro_coll_alltoall_pairwise(const struct faro_coll *c, const struct faro_coll_blocks *send,
+                                const struct faro_coll_blocks *recv)
+{
+    int size = c->size, rc = own_block(c, send, recv);
+    int pow2 = (size & (size - 1)) == 0;
+    for (int i = 1; i < size && !rc; i++) {
+        int dst = pow2 ? c->rank ^ i : (c->rank + i) % size;
+        int src = pow2 ? dst : (c->rank - i + size) % size;
+        rc = faro_coll_sendrecv(c->fn, faro_coll_baddr(send, dst), faro_coll_bcount(send, dst),
+                                faro_coll_btype(send, dst), dst, faro_coll_baddr(recv, src),
+                                faro_coll_bcount(recv, src), faro_coll_btype(recv, src), src,
+                                c->tag, c->comm, MPI_STATUS_IGNORE);
+    }
+    return rc;
+}
+
+int faro_coll_alltoall_inplace_pairwise(const struct faro_coll *c,
+                                        const struct faro_coll_blocks *recv)
+{
+    int size = c->size, rc = MPI_SUCCESS;
+    for (int i = 0; i < size && !rc; i++) {
+        int p = (i - c->rank + size) % size;
+        if (p == c->rank)
+            continue;
+        int cnt = faro_coll_bcount(recv, p);
+        MPI_Datatype t = faro_coll_btype(recv, p);
+        char *blk = faro_coll_baddr(recv, p);
+        size_t bytes = (size_t)cnt * t->size;
+        struct faro_coll_tmp tmp;
+        char *out = faro_coll_tmp_get(&tmp, bytes);
+        if (!out)
+            return faro_err(c->comm, MPI_ERR_NO_MEM, "%s: out of memory (%zu bytes)", c->fn,
+                            bytes);
+        faro_type_pack(blk, (size_t)cnt, t, out);
+        rc = faro_coll_sendrecv(c->fn, out, (int)bytes, MPI_BYTE, p, blk, cnt, t, p, c->tag,
+                                c->comm, MPI_STATUS_IGNORE);
+        faro_coll_tmp_free(&tmp);
+    }
+    return rc;
+}
+
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Alltoall";
+    int rc = faro_coll_check_comm(fn, comm);
+    if (!rc)
+        rc = faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
+    if (!rc && sendbuf != MPI_IN_PLACE)
+        rc = faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
+    if (rc)
+        return rc;
+    if (recvbuf == MPI_IN_PLACE)
+        return faro_coll_err_in_place(fn, comm, "recvbuf");
+    size_t block = (size_t)recvcount * recvtype->size;
+    if (sendbuf == recvbuf && block > 0)
+        return faro_coll_err_alias(fn, comm);
+    struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_ALLTOALL);
+    struct faro_coll_blocks recv = faro_coll_blocks_uniform(recvbuf, recvcount, recvtype);
+    if (sendbuf == MPI_IN_PLACE)
+        return faro_coll_alltoall_inplace_pairwise(&c, &recv);
+    struct faro_coll_blocks send = faro_coll_blocks_uniform(sendbuf, sendcount, sendtype);
+    if (block <= FARO_COLL_ALLTOALL_LINEAR_MAX || comm->size <= 2)
+        return faro_coll_alltoall_window(&c, &send, &recv);
+    return faro_coll_alltoall_pairwise(&c, &send, &recv);
+}
+
+static int check_v(const char *fn, MPI_Comm comm, const int *counts, const void *displs,
+                   const char *side)
+{
+    char what[16];
+    snprintf(what, sizeof what, "%scounts", side);
+    int rc = faro_coll_check_counts(fn, comm, counts, comm->size, what);
+    if (!rc && !displs)
+        rc = faro_err(comm, MPI_ERR_ARG, "%s: %sdispls is NULL (an array of %d displacements)",
+                      fn, side, comm->size);
+    return rc;
+}
+
+/* The standard forbids overlapping buffers only where data moves: programs
+ * (mpi4py among them) pass the same pointer for empty buffers. */
+static int moves_bytes(const int counts[], MPI_Datatype type, const MPI_Datatype types[], int n)
+{
+    for (int i = 0; i < n; i++)
+        if (counts[i] > 0 && (types ? types[i] : type)->size > 0)
+            return 1;
+    return 0;
+}
+
+#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                   const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Alltoallv";
+    int rc = faro_coll_check_comm(fn, comm);
+    if (!rc)
+        rc = check_v(fn, comm, recvcounts, rdispls, "recv");
+    if (!rc)
+        rc = faro_coll_check_type(fn, comm, recvtype, "recvtype");
+    if (!rc && sendbuf != MPI_IN_PLACE)
+        rc = check_v(fn, comm, sendcounts, sdispls, "send");
+    if (!rc && sendbuf != MPI_IN_PLACE)
+        rc = faro_coll_check_type(fn, comm, sendtype, "sendtype");
+    if (rc)
+        return rc;
+    if (recvbuf == MPI_IN_PLACE)
+        return faro_coll_err_in_place(fn, comm, "recvbuf");
+    if (sendbuf == recvbuf && sendbuf && moves_bytes(sendcounts, sendtype, NULL, comm->size) &&
+        moves_bytes(recvcounts, recvtype, NULL, comm->size))
+        return faro_coll_err_alias(fn, comm);
+    struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_ALLTOALL);
+    struct faro_coll_blocks recv = faro_coll_blocks_v(recvbuf, recvcounts, rdispls, recvtype);
+    if (sendbuf == MPI_IN_PLACE)
+        return faro_coll_alltoall_inplace_pairwise(&c, &recv);
+    struct faro_coll_blocks send = faro_coll_blocks_v(sendbuf, sendcounts, sdispls, sendtype);
+    return faro_coll_alltoall_window(&c, &send, &recv);
+}
+
+static int check_types(const char *fn, MPI_Comm comm, MPI_Datatype const *types,
+                       const char *side)
+{
+    if (!types)
+        return faro_err(comm, MPI_ERR_ARG, "%s: %stypes is NULL (an array of %d datatypes)", fn,
+                        side, comm->size);
+    for (int i = 0; i < comm->size; i++) {
+        if (faro_type_check(types[i]))
+            return faro_err(comm, MPI_ERR_TYPE, "%s: %stypes[%d] %s", fn, side, i,
+                            types[i] == MPI_DATATYPE_NULL
+                                ? "is MPI_DATATYPE_NULL"
+                                : "is not a committed datatype (MPI_Type_commit)");
+    }
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Alltoallw = PMPI_Alltoallw
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                   const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Alltoallw";
+    int rc = faro_coll_check_comm(fn, comm);
+    if (!rc)
+        rc = check_v(fn, comm, recvcounts, rdispls, "recv");
+    if (!rc)
+        rc = check_types(fn, comm, recvtypes, "recv");
+    if (!rc && sendbuf != MPI_IN_PLACE)
+        rc = check_v(fn, comm, sendcounts, sdispls, "send");
+    if (!rc && sendbuf != MPI_IN_PLACE)
+        rc = check_types(fn, comm, sendtypes, "send");
+    if (rc)
+        return rc;
+    if (recvbuf == MPI_IN_PLACE)
+        return faro_coll_err_in_place(fn, comm, "recvbuf");
+    if (sendbuf == recvbuf && sendbuf && moves_bytes(sendcounts, NULL, sendtypes, comm->size) &&
+        moves_bytes(recvcounts, NULL, recvtypes, comm->size))
+        return faro_coll_err_alias(fn, comm);
+    struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_ALLTOALL);
+    struct faro_coll_blocks recv = faro_coll_blocks_w(recvbuf, recvcounts, rdispls, recvtypes);
+    if (sendbuf == MPI_IN_PLACE)
+        return faro_coll_alltoall_inplace_pairwise(&c, &recv);
+    struct faro_coll_blocks send = faro_coll_blocks_w(sendbuf, sendcounts, sdispls, sendtypes);
+    return faro_coll_alltoall_window(&c, &send, &recv);
+}

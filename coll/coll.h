@@ -1,0 +1,240 @@
+/*
+ * Collectives: the contract between the MPI entry points in coll/ and the
+ * algorithms they call, and between coll/ and the rest of Faro.
+ *
+ * Layering. A collective never touches a transport or a request's fields. It
+ * moves data only through the core's point-to-point calls for collectives
+ * (faro_coll_isend/irecv/send/recv/sendrecv in core.h), completes requests
+ * with PMPI_Wait (faro_coll_waitall below), combines data with faro_op_reduce
+ * and copies typed data locally with faro_type_pack/unpack (objects/).
+ *
+ * Files. One file per collective (barrier.c, bcast.c, ...). Each holds its
+ * algorithms, named faro_coll_<collective>_<algorithm>, and its MPI entry
+ * point, which checks every argument (check.c), handles the trivial cases and
+ * picks an algorithm. The choice depends only on values that are equal on
+ * every rank (communicator size, bytes of the whole message, whether the op
+ * commutes), never on a rank's own datatype, so every rank runs the same
+ * algorithm even when send and receive signatures differ (4 x MPI_INT
+ * against 1 x contiguous(4, MPI_INT)).
+ *
+ * Tags. Each kind of collective has one internal tag (FARO_COLL_TAG_*, from
+ * -2 down; -1000..-1099 belong to communicator construction). One tag per
+ * kind is enough for blocking collectives: MPI orders collectives on a
+ * communicator, point-to-point does not overtake between a pair on one tag,
+ * and every algorithm posts its receives from a given peer in the order that
+ * peer sends. User receives never match these tags, MPI_ANY_TAG included.
+ * An algorithm called from another collective (allreduce's reduce + bcast)
+ * takes the caller's tag through struct faro_coll, so the later nonblocking
+ * collectives can give each operation a tag of its own.
+ *
+ * Buffers. Algorithms get the user's buffers as the MPI call got them, with
+ * MPI_IN_PLACE already resolved by the entry point into "the data is in
+ * recvbuf". Temporaries of count elements of a type are laid out like the
+ * user's buffer (faro_coll_tmp_typed: sized by the true extent, so derived
+ * types with holes or negative lower bounds work); small ones live on the
+ * stack inside struct faro_coll_tmp, larger ones are malloc'ed.
+ *
+ * Errors. faro_coll_* point-to-point calls raise their own errors under the
+ * collective's name; algorithms only pass codes up. Argument errors are
+ * raised by the entry point on the communicator (faro_err(comm, ...)).
+ */
+#ifndef FARO_COLL_COLL_H
+#define FARO_COLL_COLL_H
+
+#include <stddef.h>
+
+#include "core.h"
+
+/* One internal tag per kind of collective (blocking). */
+enum {
+    FARO_COLL_TAG_BARRIER = -2,
+    FARO_COLL_TAG_BCAST = -3,
+    FARO_COLL_TAG_REDUCE = -4,
+    FARO_COLL_TAG_ALLREDUCE = -5,
+    FARO_COLL_TAG_GATHER = -6,
+    FARO_COLL_TAG_SCATTER = -7,
+    FARO_COLL_TAG_ALLGATHER = -8,
+    FARO_COLL_TAG_ALLTOALL = -9,
+    FARO_COLL_TAG_REDUCE_SCATTER = -10,
+    FARO_COLL_TAG_SCAN = -11,
+    FARO_COLL_TAG_EXSCAN = -12,
+};
+
+/* Thresholds of the algorithm choice (bytes of the whole message). */
+#define FARO_COLL_BCAST_SCATTER_MIN (256 * 1024) /* scatter + ring allgather from here */
+#define FARO_COLL_ALLGATHER_RD_MAX (512 * 1024)  /* recursive doubling up to here (2^k ranks) */
+#define FARO_COLL_ALLREDUCE_RSAG_MIN (256 * 1024) /* reduce-scatter + allgather from here */
+#define FARO_COLL_ALLTOALL_LINEAR_MAX 1024        /* per-block bytes: all posted at once */
+#define FARO_COLL_WINDOW 32                       /* nonblocking posts in flight at most */
+
+/* What every algorithm needs to know about the call it serves. */
+struct faro_coll {
+    MPI_Comm comm;
+    const char *fn; /* the MPI function, for error messages */
+    int tag;
+    int rank, size;
+};
+
+static inline struct faro_coll faro_coll_of(MPI_Comm comm, const char *fn, int tag)
+{
+    struct faro_coll c = {comm, fn, tag, comm->rank, comm->size};
+    return c;
+}
+
+/* ---- argument checks (check.c); each raises its error on comm ---- */
+int faro_coll_check_comm(const char *fn, MPI_Comm comm);
+int faro_coll_check_count(const char *fn, MPI_Comm comm, int count, const char *what);
+int faro_coll_check_type(const char *fn, MPI_Comm comm, MPI_Datatype t, const char *what);
+/* count and type of one buffer together (what: "sendcount"/"sendtype" base name) */
+int faro_coll_check_buf(const char *fn, MPI_Comm comm, int count, MPI_Datatype t,
+                        const char *what);
+int faro_coll_check_root(const char *fn, MPI_Comm comm, int root);
+int faro_coll_check_op(const char *fn, MPI_Comm comm, MPI_Op op, MPI_Datatype t);
+/* counts[0..n) >= 0 (and displacements are not checked: any value is legal) */
+int faro_coll_check_counts(const char *fn, MPI_Comm comm, const int *counts, int n,
+                           const char *what);
+/* MPI_IN_PLACE given where the standard does not allow it */
+int faro_coll_err_in_place(const char *fn, MPI_Comm comm, const char *which);
+/* sendbuf == recvbuf without MPI_IN_PLACE */
+int faro_coll_err_alias(const char *fn, MPI_Comm comm);
+
+/* ---- helpers (util.c) ---- */
+
+/* A temporary buffer: on the stack up to sizeof stack, else on the heap. */
+struct faro_coll_tmp {
+    void *heap;
+    union {
+        char bytes[512];
+        long double align;
+    } stack;
+};
+void *faro_coll_tmp_get(struct faro_coll_tmp *t, size_t bytes);
+/* Room for count elements of type laid out as a user buffer would be;
+ * returns the buffer pointer to pass with (count, type), NULL when out of memory. */
+void *faro_coll_tmp_typed(struct faro_coll_tmp *t, size_t count, MPI_Datatype type);
+void faro_coll_tmp_free(struct faro_coll_tmp *t);
+
+/* Bytes from a typed buffer's pointer to its first and past its last data byte. */
+void faro_coll_span(size_t count, MPI_Datatype type, MPI_Aint *lo, MPI_Aint *hi);
+
+/* Local typed copy (the same type map rules as a message); MPI_ERR_TRUNCATE
+ * raised under c->fn when the source holds more than the destination. */
+int faro_coll_copy(const struct faro_coll *c, const void *src, int scount, MPI_Datatype stype,
+                   void *dst, int rcount, MPI_Datatype rtype);
+
+/* Wait for n requests; the first error's code (its own class), after all completed. */
+int faro_coll_waitall(int n, MPI_Request *reqs);
+
+/* Combine with faro_op_reduce: inout = in op inout; errors raised under c->fn. */
+int faro_coll_reduce_local(const struct faro_coll *c, MPI_Op op, const void *in, void *inout,
+                           int count, MPI_Datatype type);
+
+/* Address of element i of a typed buffer. */
+static inline char *faro_coll_at(const void *buf, MPI_Aint i, MPI_Datatype t)
+{
+    return (char *)buf + i * t->extent;
+}
+
+/* ---- algorithms: buffers as the MPI call has them, MPI_IN_PLACE resolved ---- */
+
+int faro_coll_barrier_dissemination(const struct faro_coll *c);
+
+int faro_coll_bcast_binomial(const struct faro_coll *c, void *buf, int count, MPI_Datatype t,
+                             int root);
+int faro_coll_bcast_scatter_allgather(const struct faro_coll *c, void *buf, int count,
+                                      MPI_Datatype t, int root);
+
+/* sendbuf NULL: the data is in recvbuf (in place, at root) */
+int faro_coll_reduce_binomial(const struct faro_coll *c, const void *sendbuf, void *recvbuf,
+                              int count, MPI_Datatype t, MPI_Op op, int root);
+
+/* the data is in recvbuf */
+int faro_coll_allreduce_recursive_doubling(const struct faro_coll *c, void *recvbuf, int count,
+                                           MPI_Datatype t, MPI_Op op);
+int faro_coll_allreduce_reduce_bcast(const struct faro_coll *c, void *recvbuf, int count,
+                                     MPI_Datatype t, MPI_Op op);
+int faro_coll_allreduce_rsag(const struct faro_coll *c, void *recvbuf, int count,
+                             MPI_Datatype t, MPI_Op op);
+
+/* The blocks of a gather/scatter/alltoall buffer, one per rank: uniform
+ * (count, type), v (counts, displs in elements, type) or w (counts, displs
+ * in bytes, types; MPI_Aint byte displacements through bdispls). */
+struct faro_coll_blocks {
+    char *buf;
+    int count;
+    const int *counts, *displs;
+    const MPI_Aint *bdispls;
+    MPI_Datatype type;
+    MPI_Datatype const *types;
+};
+static inline struct faro_coll_blocks faro_coll_blocks_uniform(const void *buf, int count,
+                                                                MPI_Datatype type)
+{
+    struct faro_coll_blocks b = {(char *)buf, count, NULL, NULL, NULL, type, NULL};
+    return b;
+}
+static inline struct faro_coll_blocks faro_coll_blocks_v(const void *buf, const int *counts,
+                                                          const int *displs, MPI_Datatype type)
+{
+    struct faro_coll_blocks b = {(char *)buf, 0, counts, displs, NULL, type, NULL};
+    return b;
+}
+static inline struct faro_coll_blocks faro_coll_blocks_w(const void *buf, const int *counts,
+                                                          const int *byte_displs,
+                                                          MPI_Datatype const *types)
+{
+    struct faro_coll_blocks b = {(char *)buf, 0, counts, byte_displs, NULL, NULL, types};
+    return b;
+}
+static inline int faro_coll_bcount(const struct faro_coll_blocks *b, int i)
+{
+    return b->counts ? b->counts[i] : b->count;
+}
+static inline MPI_Datatype faro_coll_btype(const struct faro_coll_blocks *b, int i)
+{
+    return b->types ? b->types[i] : b->type;
+}
+static inline char *faro_coll_baddr(const struct faro_coll_blocks *b, int i)
+{
+    if (b->bdispls)
+        return b->buf + b->bdispls[i];
+    if (b->displs)
+        return b->buf + (MPI_Aint)b->displs[i] * (b->types ? 1 : b->type->extent);
+    return b->buf + (MPI_Aint)i * b->count * b->type->extent;
+}
+
+/* gather(v)/scatter(v): the root's blocks described by blks (unused
+ * elsewhere); at the root sendbuf (gather) or recvbuf (scatter) NULL: in place. */
+int faro_coll_gatherv_linear(const struct faro_coll *c, const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, const struct faro_coll_blocks *blks,
+                             int root);
+int faro_coll_scatterv_linear(const struct faro_coll *c, const struct faro_coll_blocks *blks,
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype, int root);
+
+/* allgather(v): the rank's own block is already in place */
+int faro_coll_allgatherv_ring(const struct faro_coll *c, const struct faro_coll_blocks *blks);
+int faro_coll_allgather_recursive_doubling(const struct faro_coll *c, void *recvbuf,
+                                           int recvcount, MPI_Datatype recvtype);
+
+/* alltoall(v/w): sendbuf blocks, recvbuf blocks; in place: the data is in
+ * recv and goes out from there (pairwise exchange through a temporary). */
+int faro_coll_alltoall_window(const struct faro_coll *c, const struct faro_coll_blocks *send,
+                              const struct faro_coll_blocks *recv);
+int faro_coll_alltoall_pairwise(const struct faro_coll *c, const struct faro_coll_blocks *send,
+                                const struct faro_coll_blocks *recv);
+int faro_coll_alltoall_inplace_pairwise(const struct faro_coll *c,
+                                        const struct faro_coll_blocks *recv);
+
+/* reduce_scatter(_block): sendbuf NULL: in place (the input is all of
+ * recvbuf); blks describes the pieces inside a vector of total elements
+ * (its buf is ignored). */
+int faro_coll_reduce_scatter_reduce_scatterv(const struct faro_coll *c, const void *sendbuf,
+                                             void *recvbuf, const struct faro_coll_blocks *blks,
+                                             int total, MPI_Datatype t, MPI_Op op);
+
+/* scan/exscan: the input is sendbuf (recvbuf itself when in place) */
+int faro_coll_scan_recursive_doubling(const struct faro_coll *c, const void *sendbuf,
+                                      void *recvbuf, int count, MPI_Datatype t, MPI_Op op,
+                                      int exclusive);
+
+#endif

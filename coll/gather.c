@@ -1,0 +1,122 @@
+/*
+ * MPI_Gather, MPI_Gatherv. Linear: every rank sends its block to the root,
+ * which receives straight into its buffer with at most FARO_COLL_WINDOW
+ * receives posted at a time. Blocks of zero bytes are not sent at all (both
+ * sides know the size from their arguments).
+ */
+#include "coll.h"
+
+int faro_coll_gatherv_linear(const struct faro_coll *c, const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, const struct faro_coll_blocks *blks,
+                             int root)
+{
+    if (c->rank != root) {
+        if ((size_t)sendcount * sendtype->size == 0)
+            return MPI_SUCCESS;
+        return faro_coll_send(c->fn, sendbuf, sendcount, sendtype, root, c->tag, c->comm);
+    }
+    int rc;
+    if (sendbuf) {
+        rc = faro_coll_copy(c, sendbuf, sendcount, sendtype, faro_coll_baddr(blks, root),
+                            faro_coll_bcount(blks, root), faro_coll_btype(blks, root));
+        if (rc)
+            return rc;
+    }
+    MPI_Request reqs[FARO_COLL_WINDOW];
+    int n = 0;
+    for (int r = 0; r < c->size; r++) {
+        int cnt = faro_coll_bcount(blks, r);
+        MPI_Datatype t = faro_coll_btype(blks, r);
+        if (r == root || (size_t)cnt * t->size == 0)
+            continue;
+        rc = faro_coll_irecv(c->fn, faro_coll_baddr(blks, r), cnt, t, r, c->tag, c->comm,
+                             &reqs[n]);
+        if (rc) {
+            faro_coll_waitall(n, reqs);
+            return rc;
+        }
+        if (++n == FARO_COLL_WINDOW) {
+            rc = faro_coll_waitall(n, reqs);
+            n = 0;
+            if (rc)
+                return rc;
+        }
+    }
+    return faro_coll_waitall(n, reqs);
+}
+
+/* Checks common to both: the send side everywhere but an in-place root. */
+static int check_send(const char *fn, MPI_Comm comm, const void *sendbuf, int sendcount,
+                      MPI_Datatype sendtype, int root)
+{
+    if (sendbuf == MPI_IN_PLACE) {
+        if (comm->rank != root)
+            return faro_coll_err_in_place(fn, comm, "sendbuf on a rank other than the root");
+        return MPI_SUCCESS;
+    }
+    return faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
+}
+
+#pragma weak MPI_Gather = PMPI_Gather
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Gather";
+    int rc = faro_coll_check_comm(fn, comm);
+    if (!rc)
+        rc = faro_coll_check_root(fn, comm, root);
+    if (!rc)
+        rc = check_send(fn, comm, sendbuf, sendcount, sendtype, root);
+    if (rc)
+        return rc;
+    int is_root = comm->rank == root;
+    if (is_root) {
+        rc = faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
+        if (rc)
+            return rc;
+        if (recvbuf == MPI_IN_PLACE)
+            return faro_coll_err_in_place(fn, comm, "recvbuf");
+        if (sendbuf == recvbuf && (size_t)recvcount * recvtype->size > 0)
+            return faro_coll_err_alias(fn, comm);
+    }
+    struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_GATHER);
+    struct faro_coll_blocks blks =
+        faro_coll_blocks_uniform(is_root ? recvbuf : NULL, recvcount, is_root ? recvtype : NULL);
+    return faro_coll_gatherv_linear(&c, sendbuf == MPI_IN_PLACE ? NULL : sendbuf, sendcount,
+                                    sendtype, &blks, root);
+}
+
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root,
+                 MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Gatherv";
+    int rc = faro_coll_check_comm(fn, comm);
+    if (!rc)
+        rc = faro_coll_check_root(fn, comm, root);
+    if (!rc)
+        rc = check_send(fn, comm, sendbuf, sendcount, sendtype, root);
+    if (rc)
+        return rc;
+    int is_root = comm->rank == root;
+    if (is_root) {
+        rc = faro_coll_check_type(fn, comm, recvtype, "recvtype");
+        if (!rc)
+            rc = faro_coll_check_counts(fn, comm, recvcounts, comm->size, "recvcounts");
+        if (!rc && !displs)
+            rc = faro_err(comm, MPI_ERR_ARG, "%s: displs is NULL (an array of %d displacements)",
+                          fn, comm->size);
+        if (rc)
+            return rc;
+        if (recvbuf == MPI_IN_PLACE)
+            return faro_coll_err_in_place(fn, comm, "recvbuf");
+        if (sendbuf == recvbuf && sendbuf && (size_t)sendcount * sendtype->size > 0)
+            return faro_coll_err_alias(fn, comm);
+    }
+    struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_GATHER);
+    struct faro_coll_blocks blks = faro_coll_blocks_v(is_root ? recvbuf : NULL, recvcounts,
+                                                      displs, is_root ? recvtype : NULL);
+    return faro_coll_gatherv_linear(&c, sendbuf == MPI_IN_PLACE ? NULL : sendbuf, sendcount,
+                                    sendtype, &blks, root);
+}

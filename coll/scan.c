@@ -1,0 +1,95 @@
+/*
+ * MPI_Scan, MPI_Exscan: recursive doubling. In round mask, rank r trades
+ * with r ^ mask the combination of its aligned block of mask ranks
+ * ("partial"); the lower block always goes on the left of the op, so
+ * non-commutative ops give rank-order prefixes. log2 size rounds, any size.
+ * MPI_Exscan leaves rank 0's recvbuf untouched (the standard leaves it
+ * undefined).
+ */
+#include "coll.h"
+
+int faro_coll_scan_recursive_doubling(const struct faro_coll *c, const void *sendbuf,
+                                      void *recvbuf, int count, MPI_Datatype t, MPI_Op op,
+                                      int exclusive)
+{
+    int commute = faro_op_is_commutative(op), have = !exclusive, rc;
+    struct faro_coll_tmp ta, tb;
+    tb.heap = NULL;
+    void *partial = faro_coll_tmp_typed(&ta, (size_t)count, t);
+    void *tmp = partial ? faro_coll_tmp_typed(&tb, (size_t)count, t) : NULL;
+    if (!tmp) {
+        rc = faro_err(c->comm, MPI_ERR_NO_MEM, "%s: out of memory for %d elements", c->fn, count);
+        goto out;
+    }
+    rc = faro_coll_copy(c, sendbuf, count, t, partial, count, t);
+    if (!rc && !exclusive)
+        rc = faro_coll_copy(c, sendbuf, count, t, recvbuf, count, t);
+    for (int mask = 1; mask < c->size && !rc; mask <<= 1) {
+        int dst = c->rank ^ mask;
+        if (dst >= c->size)
+            continue;
+        rc = faro_coll_sendrecv(c->fn, partial, count, t, dst, tmp, count, t, dst, c->tag,
+                                c->comm, MPI_STATUS_IGNORE);
+        if (rc)
+            break;
+        if (dst < c->rank) { /* tmp: the ranks just below ours */
+            if (have) {
+                rc = faro_coll_reduce_local(c, op, tmp, recvbuf, count, t);
+            } else {
+                rc = faro_coll_copy(c, tmp, count, t, recvbuf, count, t);
+                have = 1;
+            }
+            if (!rc)
+                rc = faro_coll_reduce_local(c, op, tmp, partial, count, t);
+        } else if (commute) {
+            rc = faro_coll_reduce_local(c, op, tmp, partial, count, t);
+        } else { /* partial = partial op tmp, landing in tmp */
+            rc = faro_coll_reduce_local(c, op, partial, tmp, count, t);
+            void *x = partial;
+            partial = tmp;
+            tmp = x;
+        }
+    }
+out:
+    faro_coll_tmp_free(&ta);
+    faro_coll_tmp_free(&tb);
+    return rc;
+}
+
+static int scan(const char *fn, int tag, int exclusive, const void *sendbuf, void *recvbuf,
+                int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    int rc = faro_coll_check_comm(fn, comm);
+    if (!rc)
+        rc = faro_coll_check_buf(fn, comm, count, type, "");
+    if (!rc)
+        rc = faro_coll_check_op(fn, comm, op, type);
+    if (rc)
+        return rc;
+    if (recvbuf == MPI_IN_PLACE)
+        return faro_coll_err_in_place(fn, comm, "recvbuf");
+    size_t bytes = (size_t)count * type->size;
+    if (sendbuf == recvbuf && bytes > 0)
+        return faro_coll_err_alias(fn, comm);
+    if (bytes == 0)
+        return MPI_SUCCESS;
+    struct faro_coll c = faro_coll_of(comm, fn, tag);
+    const void *send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+    if (comm->size == 1)
+        return exclusive ? MPI_SUCCESS : faro_coll_copy(&c, send, count, type, recvbuf, count, type);
+    return faro_coll_scan_recursive_doubling(&c, send, recvbuf, count, type, op, exclusive);
+}
+
+#pragma weak MPI_Scan = PMPI_Scan
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+              MPI_Comm comm)
+{
+    return scan("MPI_Scan", FARO_COLL_TAG_SCAN, 0, sendbuf, recvbuf, count, type, op, comm);
+}
+
+#pragma weak MPI_Exscan = PMPI_Exscan
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                MPI_Comm comm)
+{
+    return scan("MPI_Exscan", FARO_COLL_TAG_EXSCAN, 1, sendbuf, recvbuf, count, type, op, comm);
+}

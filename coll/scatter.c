@@ -1,0 +1,120 @@
+/*
+ * MPI_Scatter, MPI_Scatterv. Linear: the root sends each rank its block with
+ * at most FARO_COLL_WINDOW sends in flight; zero-byte blocks are not sent.
+ */
+#include "coll.h"
+
+int faro_coll_scatterv_linear(const struct faro_coll *c, const struct faro_coll_blocks *blks,
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype, int root)
+{
+    if (c->rank != root) {
+        if ((size_t)recvcount * recvtype->size == 0)
+            return MPI_SUCCESS;
+        return faro_coll_recv(c->fn, recvbuf, recvcount, recvtype, root, c->tag, c->comm,
+                              MPI_STATUS_IGNORE);
+    }
+    MPI_Request reqs[FARO_COLL_WINDOW];
+    int n = 0, rc;
+    for (int r = 0; r < c->size; r++) {
+        int cnt = faro_coll_bcount(blks, r);
+        MPI_Datatype t = faro_coll_btype(blks, r);
+        if (r == root || (size_t)cnt * t->size == 0)
+            continue;
+        rc = faro_coll_isend(c->fn, faro_coll_baddr(blks, r), cnt, t, r, c->tag, c->comm,
+                             &reqs[n]);
+        if (rc) {
+            faro_coll_waitall(n, reqs);
+            return rc;
+        }
+        if (++n == FARO_COLL_WINDOW) {
+            rc = faro_coll_waitall(n, reqs);
+            n = 0;
+            if (rc)
+                return rc;
+        }
+    }
+    if (recvbuf) {
+        rc = faro_coll_copy(c, faro_coll_baddr(blks, root), faro_coll_bcount(blks, root),
+                            faro_coll_btype(blks, root), recvbuf, recvcount, recvtype);
+        if (rc) {
+            faro_coll_waitall(n, reqs);
+            return rc;
+        }
+    }
+    return faro_coll_waitall(n, reqs);
+}
+
+static int check_recv(const char *fn, MPI_Comm comm, const void *recvbuf, int recvcount,
+                      MPI_Datatype recvtype, int root)
+{
+    if (recvbuf == MPI_IN_PLACE) {
+        if (comm->rank != root)
+            return faro_coll_err_in_place(fn, comm, "recvbuf on a rank other than the root");
+        return MPI_SUCCESS;
+    }
+    return faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
+}
+
+#pragma weak MPI_Scatter = PMPI_Scatter
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Scatter";
+    int rc = faro_coll_check_comm(fn, comm);
+    if (!rc)
+        rc = faro_coll_check_root(fn, comm, root);
+    if (!rc)
+        rc = check_recv(fn, comm, recvbuf, recvcount, recvtype, root);
+    if (rc)
+        return rc;
+    int is_root = comm->rank == root;
+    if (is_root) {
+        rc = faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
+        if (rc)
+            return rc;
+        if (sendbuf == MPI_IN_PLACE)
+            return faro_coll_err_in_place(fn, comm, "sendbuf");
+        if (sendbuf == recvbuf && (size_t)sendcount * sendtype->size > 0)
+            return faro_coll_err_alias(fn, comm);
+    }
+    struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_SCATTER);
+    struct faro_coll_blocks blks =
+        faro_coll_blocks_uniform(is_root ? sendbuf : NULL, sendcount, is_root ? sendtype : NULL);
+    return faro_coll_scatterv_linear(&c, &blks, recvbuf == MPI_IN_PLACE ? NULL : recvbuf,
+                                     recvcount, recvtype, root);
+}
+
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
+                  MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  int root, MPI_Comm comm)
+{
+    static const char fn[] = "MPI_Scatterv";
+    int rc = faro_coll_check_comm(fn, comm);
+    if (!rc)
+        rc = faro_coll_check_root(fn, comm, root);
+    if (!rc)
+        rc = check_recv(fn, comm, recvbuf, recvcount, recvtype, root);
+    if (rc)
+        return rc;
+    int is_root = comm->rank == root;
+    if (is_root) {
+        rc = faro_coll_check_type(fn, comm, sendtype, "sendtype");
+        if (!rc)
+            rc = faro_coll_check_counts(fn, comm, sendcounts, comm->size, "sendcounts");
+        if (!rc && !displs)
+            rc = faro_err(comm, MPI_ERR_ARG, "%s: displs is NULL (an array of %d displacements)",
+                          fn, comm->size);
+        if (rc)
+            return rc;
+        if (sendbuf == MPI_IN_PLACE)
+            return faro_coll_err_in_place(fn, comm, "sendbuf");
+        if (sendbuf == recvbuf && recvbuf && (size_t)recvcount * recvtype->size > 0)
+            return faro_coll_err_alias(fn, comm);
+    }
+    struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_SCATTER);
+    struct faro_coll_blocks blks = faro_coll_blocks_v(is_root ? sendbuf : NULL, sendcounts,
+                                                      displs, is_root ? sendtype : NULL);
+    return faro_coll_scatterv_linear(&c, &blks, recvbuf == MPI_IN_PLACE ? NULL : recvbuf,
+                                     recvcount, recvtype, root);
+}

@@ -1,0 +1,100 @@
+/*
+ * Helpers shared by the collective algorithms: temporaries laid out like
+ * typed user buffers, local typed copies, waiting for a set of requests, and
+ * the local reduction step.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "coll.h"
+
+void *faro_coll_tmp_get(struct faro_coll_tmp *t, size_t bytes)
+{
+    t->heap = NULL;
+    if (bytes <= sizeof t->stack.bytes)
+        return t->stack.bytes;
+    t->heap = malloc(bytes);
+    return t->heap;
+}
+
+void faro_coll_tmp_free(struct faro_coll_tmp *t)
+{
+    free(t->heap);
+    t->heap = NULL;
+}
+
+/* The data of element e lies in e*extent + [true_lb, true_lb + true_extent);
+ * the extent may be negative, so both end elements are looked at. */
+void faro_coll_span(size_t count, MPI_Datatype type, MPI_Aint *lo, MPI_Aint *hi)
+{
+    if (count == 0 || type->size == 0) {
+        *lo = *hi = 0;
+        return;
+    }
+    MPI_Aint last = (MPI_Aint)(count - 1) * type->extent;
+    *lo = type->true_lb + (last < 0 ? last : 0);
+    *hi = type->true_lb + type->true_extent + (last > 0 ? last : 0);
+}
+
+void *faro_coll_tmp_typed(struct faro_coll_tmp *t, size_t count, MPI_Datatype type)
+{
+    MPI_Aint lo, hi;
+    faro_coll_span(count, type, &lo, &hi);
+    char *mem = faro_coll_tmp_get(t, (size_t)(hi - lo) + 1);
+    return mem ? mem - lo : NULL;
+}
+
+int faro_coll_copy(const struct faro_coll *c, const void *src, int scount, MPI_Datatype stype,
+                   void *dst, int rcount, MPI_Datatype rtype)
+{
+    size_t n = (size_t)scount * stype->size;
+    size_t room = (size_t)rcount * rtype->size;
+    if (n > room)
+        return faro_err(c->comm, MPI_ERR_TRUNCATE,
+                        "%s: %zu bytes to copy locally but the receive buffer holds %zu "
+                        "(count %d): truncated",
+                        c->fn, n, room, rcount);
+    if (n == 0 || src == dst)
+        return MPI_SUCCESS;
+    if (stype->dense && rtype->dense) {
+        memcpy((char *)dst + rtype->seg[0].off, (const char *)src + stype->seg[0].off, n);
+    } else if (rtype->dense) {
+        faro_type_pack(src, (size_t)scount, stype, (char *)dst + rtype->seg[0].off);
+    } else if (stype->dense) {
+        faro_type_unpack((const char *)src + stype->seg[0].off, n, dst, rtype);
+    } else {
+        struct faro_coll_tmp tmp;
+        void *packed = faro_coll_tmp_get(&tmp, n);
+        if (!packed)
+            return faro_err(c->comm, MPI_ERR_NO_MEM, "%s: out of memory (%zu bytes)", c->fn, n);
+        faro_type_pack(src, (size_t)scount, stype, packed);
+        faro_type_unpack(packed, n, dst, rtype);
+        faro_coll_tmp_free(&tmp);
+    }
+    return MPI_SUCCESS;
+}
+
+int faro_coll_waitall(int n, MPI_Request *reqs)
+{
+    int first = MPI_SUCCESS;
+    for (int i = 0; i < n; i++) {
+        if (reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        int rc = PMPI_Wait(&reqs[i], MPI_STATUS_IGNORE);
+        if (rc && !first)
+            first = rc;
+    }
+    return first;
+}
+
+int faro_coll_reduce_local(const struct faro_coll *c, MPI_Op op, const void *in, void *inout,
+                           int count, MPI_Datatype type)
+{
+    if (count == 0)
+        return MPI_SUCCESS;
+    int cls = faro_op_reduce(op, in, inout, (size_t)count, type);
+    if (cls)
+        return faro_err(c->comm, cls, "%s: the reduction of %d elements of %s failed", c->fn,
+                        count, type->name && type->name[0] ? type->name : "a derived datatype");
+    return MPI_SUCCESS;
+}

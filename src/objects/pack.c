@@ -1,0 +1,276 @@
+/*
+ * The pack/unpack engine and the MPI calls built on it (MPI_Pack, MPI_Unpack,
+ * MPI_Pack_size, addresses).
+ *
+ * The packed stream of count elements is, element after element, the bytes
+ * of each element's segments in typemap order. A dense type is one memcpy.
+ * Otherwise whole elements go run by run (a run is n equal segments at a fixed
+ * stride, copied by a loop specialised for small sizes), a type that is a
+ * single run whose elements follow each other at that stride is one run for
+ * all elements, and only a partial first or last element looks its position
+ * up (binary search over the runs). Runs of mid-sized pieces prefetch the
+ * typed side a few strides ahead.
+ */
+#include <limits.h>
+#include <string.h>
+
+#include "core.h"
+
+static inline char *at(const void *p, MPI_Aint off)
+{
+    return (char *)((uintptr_t)p + (uintptr_t)off);
+}
+
+/* n segments of len bytes at stride in the typed buffer <-> contiguous stream. */
+#define RUN_LOOP(LEN)                                                          \
+    do {                                                                       \
+        if (unpack)                                                            \
+            for (size_t i = 0; i < n; i++, typed += stride, stream += (LEN))   \
+                memcpy(typed, stream, (LEN));                                  \
+        else                                                                   \
+            for (size_t i = 0; i < n; i++, typed += stride, stream += (LEN))   \
+                memcpy(stream, typed, (LEN));                                  \
+    } while (0)
+
+#define PREFETCH_AHEAD 4
+
+static inline char *copy_run(char *typed, MPI_Aint stride, size_t len, size_t n, char *stream,
+                             int unpack)
+{
+    switch (len) {
+    case 1: RUN_LOOP(1); break;
+    case 2: RUN_LOOP(2); break;
+    case 4: RUN_LOOP(4); break;
+    case 8: RUN_LOOP(8); break;
+    case 12: RUN_LOOP(12); break;
+    case 16: RUN_LOOP(16); break;
+    case 24: RUN_LOOP(24); break;
+    case 32: RUN_LOOP(32); break;
+    default:
+        if (len >= 256 && len <= 16384 && n > PREFETCH_AHEAD) {
+            /* Pieces of a few cache lines at a stride outrun the hardware
+             * prefetcher when the data is not in cache: ask for the piece
+             * PREFETCH_AHEAD strides ahead while copying this one (1 MiB of
+             * 512-byte blocks at stride 1 KiB: ping-pong 213 -> 171 us). */
+            for (size_t i = 0; i < n; i++, typed += stride, stream += len) {
+                if (i + PREFETCH_AHEAD < n)
+                    for (size_t l = 0; l < len; l += 64)
+                        __builtin_prefetch(typed + PREFETCH_AHEAD * stride + (MPI_Aint)l);
+                if (unpack)
+                    memcpy(typed, stream, len);
+                else
+                    memcpy(stream, typed, len);
+            }
+        } else {
+            RUN_LOOP(len);
+        }
+        break;
+    }
+    return stream;
+}
+
+static inline void copy_bytes(char *typed, char *stream, size_t n, int unpack)
+{
+    if (unpack)
+        memcpy(typed, stream, n);
+    else
+        memcpy(stream, typed, n);
+}
+
+/* count whole elements starting at base. */
+static char *whole_elements(char *base, MPI_Datatype t, size_t count, char *stream, int unpack)
+{
+    if (t->nrun == 1) {
+        const struct faro_run *r = &t->run[0];
+        /* the elements' runs continue each other: one run for all */
+        if (r->n == 1 || (MPI_Aint)r->n * r->stride == t->extent) {
+            MPI_Aint stride = r->n == 1 ? t->extent : r->stride;
+            return copy_run(base + r->off, stride, r->len, r->n * count, stream, unpack);
+        }
+    }
+    for (size_t e = 0; e < count; e++, base += t->extent)
+        for (int k = 0; k < t->nrun; k++) {
+            const struct faro_run *r = &t->run[k];
+            stream = copy_run(base + r->off, r->stride, r->len, r->n, stream, unpack);
+        }
+    return stream;
+}
+
+/* Bytes [q, q + n) of the packed form of the one element at base (n > 0). */
+static char *part_element(char *base, MPI_Datatype t, size_t q, size_t n, char *stream,
+                          int unpack)
+{
+    int lo = 0, hi = t->nrun - 1; /* the run holding packed byte q */
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (t->run[mid].pos <= q)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    for (int k = lo; n > 0 && k < t->nrun; k++) {
+        const struct faro_run *r = &t->run[k];
+        size_t in = q - r->pos, i = in / r->len, b = in % r->len;
+        char *seg = base + r->off + (MPI_Aint)i * r->stride;
+        if (b) { /* finish a segment begun before */
+            size_t m = r->len - b < n ? r->len - b : n;
+            copy_bytes(seg + b, stream, m, unpack);
+            stream += m, n -= m, q += m, i++, seg += r->stride;
+        }
+        size_t full = r->n - i < n / r->len ? r->n - i : n / r->len;
+        if (full) {
+            stream = copy_run(seg, r->stride, r->len, full, stream, unpack);
+            n -= full * r->len, q += full * r->len, i += full;
+            seg += (MPI_Aint)full * r->stride;
+        }
+        if (n > 0 && i < r->n) { /* the stream ends inside this segment */
+            copy_bytes(seg, stream, n, unpack);
+            stream += n;
+            n = 0;
+        }
+    }
+    return stream;
+}
+
+static void walk(const void *buf, MPI_Datatype t, size_t pos, size_t n, const void *stream_in,
+                 int unpack)
+{
+    char *stream = (char *)stream_in;
+    if (n == 0 || t->size == 0)
+        return;
+    if (t->dense) {
+        copy_bytes(at(buf, t->seg[0].off + (MPI_Aint)pos), stream, n, unpack);
+        return;
+    }
+    size_t e = pos / t->size, q = pos % t->size;
+    char *base = at(buf, (MPI_Aint)e * t->extent);
+    if (q) {
+        size_t m = t->size - q < n ? t->size - q : n;
+        stream = part_element(base, t, q, m, stream, unpack);
+        n -= m;
+        base += t->extent;
+    }
+    size_t whole = n / t->size;
+    if (whole) {
+        stream = whole_elements(base, t, whole, stream, unpack);
+        n -= whole * t->size;
+        base += (MPI_Aint)whole * t->extent;
+    }
+    if (n)
+        part_element(base, t, 0, n, stream, unpack);
+}
+
+void faro_type_pack(const void *buf, size_t count, MPI_Datatype t, void *out)
+{
+    walk(buf, t, 0, count * t->size, out, 0);
+}
+
+void faro_type_unpack(const void *in, size_t bytes, void *buf, MPI_Datatype t)
+{
+    walk(buf, t, 0, bytes, in, 1);
+}
+
+void faro_type_pack_range(const void *buf, MPI_Datatype t, size_t pos, size_t n, void *out)
+{
+    walk(buf, t, pos, n, out, 0);
+}
+
+void faro_type_unpack_range(const void *in, MPI_Datatype t, size_t pos, size_t n, void *buf)
+{
+    walk(buf, t, pos, n, in, 1);
+}
+
+/* ---- MPI_Pack and friends ---- */
+
+static int pack_args(const char *fn, int count, MPI_Datatype t, MPI_Comm comm, int size,
+                     const int *position)
+{
+    if (faro_comm_check(comm))
+        return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: %s", fn,
+                        comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL"
+                                              : "argument is not a valid communicator");
+    if (count < 0)
+        return faro_err(comm, MPI_ERR_COUNT, "%s: count %d is negative", fn, count);
+    if (faro_type_check(t))
+        return faro_type_bad(fn, comm, t);
+    if (!position)
+        return faro_err(comm, MPI_ERR_ARG, "%s: position is NULL", fn);
+    if (size < 0 || *position < 0 || *position > size)
+        return faro_err(comm, MPI_ERR_ARG, "%s: position %d is outside the buffer of %d bytes",
+                        fn, *position, size);
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Pack = PMPI_Pack
+int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype t, void *outbuf, int outsize,
+              int *position, MPI_Comm comm)
+{
+    int rc = pack_args("MPI_Pack", incount, t, comm, outsize, position);
+    if (rc)
+        return rc;
+    size_t bytes = (size_t)incount * t->size;
+    if (bytes > (size_t)(outsize - *position))
+        return faro_err(comm, MPI_ERR_TRUNCATE,
+                        "MPI_Pack: %zu bytes (count %d) do not fit: %d of %d bytes left at "
+                        "position %d (MPI_Pack_size says how much room to allow)",
+                        bytes, incount, outsize - *position, outsize, *position);
+    faro_type_pack(inbuf, (size_t)incount, t, (char *)outbuf + *position);
+    *position += (int)bytes;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Unpack = PMPI_Unpack
+int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+                MPI_Datatype t, MPI_Comm comm)
+{
+    int rc = pack_args("MPI_Unpack", outcount, t, comm, insize, position);
+    if (rc)
+        return rc;
+    size_t bytes = (size_t)outcount * t->size;
+    if (bytes > (size_t)(insize - *position))
+        return faro_err(comm, MPI_ERR_TRUNCATE,
+                        "MPI_Unpack: count %d needs %zu bytes but only %d of %d are left at "
+                        "position %d", outcount, bytes, insize - *position, insize, *position);
+    faro_type_unpack((const char *)inbuf + *position, bytes, outbuf, t);
+    *position += (int)bytes;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Pack_size = PMPI_Pack_size
+int PMPI_Pack_size(int incount, MPI_Datatype t, MPI_Comm comm, int *size)
+{
+    int pos = 0;
+    int rc = pack_args("MPI_Pack_size", incount, t, comm, 0, &pos);
+    if (rc)
+        return rc;
+    if (!size)
+        return faro_err(comm, MPI_ERR_ARG, "MPI_Pack_size: size is NULL");
+    unsigned long long bytes = (unsigned long long)incount * t->size;
+    if (bytes > INT_MAX)
+        return faro_err(comm, MPI_ERR_COUNT,
+                        "MPI_Pack_size: %llu bytes (count %d) do not fit an int", bytes,
+                        incount);
+    *size = (int)bytes;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Get_address = PMPI_Get_address
+int PMPI_Get_address(const void *location, MPI_Aint *address)
+{
+    if (!address)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_address: address is NULL");
+    *address = (MPI_Aint)(uintptr_t)location;
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Aint_add = PMPI_Aint_add
+MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+{
+    return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
+}
+
+#pragma weak MPI_Aint_diff = PMPI_Aint_diff
+MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+{
+    return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
+}
