@@ -1,0 +1,64 @@
+#!/bin/sh
+# osu.sh: the OSU micro-benchmarks, a real client no one here wrote. Builds
+# their point-to-point (standard, persistent) and blocking collective programs
+# with their own configure and Faro's mpicc, then runs every program to
+# completion under Faro's mpiexec with 2 and 4 processes.
+#
+# usage: OSU_SRC=DIR tests/clients/osu.sh [BUILD_DIR]   (default ./_build)
+#   OSU_SRC     an unpacked OSU micro-benchmarks source tree (7.x; it is not
+#               redistributed here and not on Debian or PyPI: download it from
+#               mvapich.cse.ohio-state.edu). Without it the script skips (77).
+#   OSU_NPROCS  process counts (default "2 4")
+#   OSU_ARGS    arguments for every program (default: sizes up to 64 KiB, few
+#               iterations; the point is running unchanged, not timing)
+# The source tree is copied; its build goes to BUILD_DIR/clients/osu.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+build=$(cd "${1:-$here/../../_build}" && pwd)
+nprocs=${OSU_NPROCS:-2 4}
+args=${OSU_ARGS:--m 1:65536 -i 50 -x 5}
+if [ -z "${OSU_SRC:-}" ] || [ ! -x "$OSU_SRC/configure" ]; then
+    echo "osu.sh: skipped: set OSU_SRC to an unpacked OSU micro-benchmarks source tree" >&2
+    exit 77
+fi
+work=$build/clients/osu
+rm -rf "$work" && mkdir -p "$work"
+cp -a "$OSU_SRC/." "$work/src"
+cd "$work/src"
+echo "osu.sh: ./configure CC=$build/mpicc CXX=$build/mpicxx"
+./configure CC="$build/mpicc" CXX="$build/mpicxx" >"$work/configure.log" 2>&1 ||
+    { tail -20 "$work/configure.log"; echo "osu.sh: FAIL: configure" >&2; exit 1; }
+dirs="c/mpi/pt2pt/standard c/mpi/pt2pt/persistent c/mpi/collective/blocking"
+for d in $dirs; do
+    make -C "$d" -j2 >"$work/make.log" 2>&1 ||
+        { tail -30 "$work/make.log"; echo "osu.sh: FAIL: make -C $d" >&2; exit 1; }
+done
+
+status=0 npass=0 nfail=0
+for d in $dirs; do
+    for prog in $(find "$d" -maxdepth 1 -name 'osu_*' -type f -perm -u+x | sort); do
+        name=$(basename "$prog")
+        for np in $nprocs; do
+            # Point-to-point programs other than the multi-pair ones are for 2 ranks.
+            case $d/$name in
+            */pt2pt/*osu_mbw_mr*|*/pt2pt/*osu_multi_lat*|*/collective/*) ;;
+            */pt2pt/*) [ "$np" = 2 ] || continue ;;
+            esac
+            # osu_latency_mt needs MPI_THREAD_MULTIPLE; osu_latency_mp forks.
+            log=$work/$name.np$np.log
+            # shellcheck disable=SC2086
+            if timeout -k 5 300 "$build/mpiexec" -n "$np" "$prog" $args >"$log" 2>&1 &&
+               grep -q '^[0-9]' "$log"; then
+                npass=$((npass + 1))
+                echo "PASS $name -n $np"
+            else
+                nfail=$((nfail + 1)) status=1
+                echo "FAIL $name -n $np (log: $log)"
+                tail -5 "$log" | sed 's/^/    | /'
+            fi
+        done
+    done
+done
+echo "osu.sh: $npass passed, $nfail failed"
+exit $status
