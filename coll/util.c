@@ -54,7 +54,9 @@ int faro_coll_copy(const struct faro_coll *c, const void *src, int scount, MPI_D
                         "%s: %zu bytes to copy locally but the receive buffer holds %zu "
                         "(count %d): truncated",
                         c->fn, n, room, rcount);
-    if (n == 0 || src == dst)
+    /* The same address is a no-op only with the same layout: MPI_BOTTOM with
+     * absolute-address types gives every block the same (NULL) base. */
+    if (n == 0 || (src == dst && stype == rtype && scount == rcount))
         return MPI_SUCCESS;
     if (stype->dense && rtype->dense) {
         memcpy((char *)dst + rtype->seg[0].off, (const char *)src + stype->seg[0].off, n);
