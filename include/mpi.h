@@ -414,6 +414,14 @@ FARO_API(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *s
 FARO_API(int, Cancel, (MPI_Request *request))
 FARO_API(int, Test_cancelled, (const MPI_Status *status, int *flag))
 
+/* generalized requests */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+FARO_API(int, Grequest_start, (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                               MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request))
+FARO_API(int, Grequest_complete, (MPI_Request request))
+
 /* probe and matched receive */
 FARO_API(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
 FARO_API(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status))

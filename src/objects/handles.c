@@ -21,6 +21,7 @@ struct handle_map {
 };
 
 static struct handle_map maps[FARO_H_KINDS];
+volatile int faro_handle_used[FARO_H_KINDS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 #define TOMB ((const void *)1)
 
@@ -97,6 +98,7 @@ MPI_Fint faro_handle_c2f(int kind, const void *obj)
         return 0;
     struct handle_map *m = &maps[kind];
     pthread_mutex_lock(&lock);
+    faro_handle_used[kind] = 1;
     int idx = map_find(m, obj);
     if (!idx) {
         if (m->nfree) {

@@ -17,6 +17,10 @@ enum faro_handle_kind {
     FARO_H_ERRHANDLER, FARO_H_MESSAGE, FARO_H_WIN, FARO_H_FILE, FARO_H_SESSION, FARO_H_KINDS
 };
 
+/* Non-zero once any object of the kind was converted: lets hot paths (request
+ * release) skip faro_handle_forget when no program converts handles. */
+extern volatile int faro_handle_used[FARO_H_KINDS];
+
 MPI_Fint faro_handle_c2f(int kind, const void *obj);
 void *faro_handle_f2c(int kind, MPI_Fint f);
 void faro_handle_forget(int kind, const void *obj);

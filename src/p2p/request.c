@@ -38,11 +38,15 @@ struct faro_request *faro_req_alloc(int kind, MPI_Comm comm)
 
 void faro_req_release(struct faro_request *r)
 {
+    if (r->kind == FARO_REQ_GREQ)
+        faro_greq_destroy(r);
     if (r->tmp && r->kind == FARO_REQ_RECV) /* a staged receive holds its type */
         faro_type_release(r->type);
     free(r->tmp);
     r->tmp = NULL;
     r->magic = 0;
+    if (faro_handle_used[FARO_H_REQUEST])
+        faro_handle_forget(FARO_H_REQUEST, r);
     faro_comm_release(r->comm);
     r->comm = NULL;
     r->next = free_list;

@@ -8,7 +8,11 @@
 
 #include "core.h"
 
-enum faro_req_kind { FARO_REQ_SEND, FARO_REQ_RECV, FARO_REQ_DONE /* born complete */ };
+enum faro_req_kind {
+    FARO_REQ_SEND, FARO_REQ_RECV,
+    FARO_REQ_DONE, /* born complete */
+    FARO_REQ_GREQ  /* generalized: completed by the program (grequest.c) */
+};
 enum faro_send_mode { FARO_MODE_STANDARD, FARO_MODE_SYNC, FARO_MODE_READY, FARO_MODE_BUFFERED };
 
 #define FARO_REQ_MAGIC 0x52455121u
@@ -55,6 +59,12 @@ void faro_req_release(struct faro_request *r);
 /* Mark complete; frees it when the user already let go of it. */
 void faro_req_complete(struct faro_request *r);
 int faro_req_check(MPI_Request r); /* 0 when r is a live request */
+
+/* grequest.c: the program's callbacks of a generalized request. */
+int faro_greq_query(struct faro_request *r);   /* fill r->status */
+int faro_greq_free(struct faro_request *r);    /* the free callback, once */
+void faro_greq_destroy(struct faro_request *r);/* at release */
+int faro_greq_cancel(struct faro_request *r);
 
 static inline void faro_status_empty(MPI_Status *s)
 {

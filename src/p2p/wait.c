@@ -29,7 +29,19 @@ static int req_error(const char *fn, struct faro_request *r)
 static int finish(const char *fn, MPI_Request *slot, MPI_Status *st)
 {
     struct faro_request *r = *slot;
-    int rc = req_error(fn, r);
+    int rc;
+    if (r->kind == FARO_REQ_GREQ) {
+        /* The program's codes are raised unchanged: query first, then free. */
+        rc = faro_greq_query(r);
+        int frc = faro_greq_free(r);
+        if (rc == MPI_SUCCESS)
+            rc = frc;
+        if (rc != MPI_SUCCESS)
+            rc = faro_err_pass(MPI_COMM_SELF, rc, "%s: a generalized request's callback "
+                               "failed with code %d", fn, rc);
+    } else {
+        rc = req_error(fn, r);
+    }
     if (st != MPI_STATUS_IGNORE)
         *st = r->status;
     if (r->persistent) {
@@ -275,9 +287,13 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (!request->complete)
         faro_progress();
     *flag = request->complete;
+    int rc = MPI_SUCCESS;
+    if (*flag && request->kind == FARO_REQ_GREQ && (rc = faro_greq_query(request)))
+        rc = faro_err_pass(MPI_COMM_SELF, rc, "MPI_Request_get_status: the query callback "
+                           "failed with code %d", rc);
     if (*flag && status != MPI_STATUS_IGNORE)
         *status = request->status;
-    return MPI_SUCCESS;
+    return rc;
 }
 
 #pragma weak MPI_Request_free = PMPI_Request_free
@@ -303,6 +319,12 @@ int PMPI_Cancel(MPI_Request *request)
     if (!request || faro_req_check(*request))
         return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Cancel: not a valid request");
     struct faro_request *r = *request;
+    if (r->kind == FARO_REQ_GREQ) {
+        int rc = faro_greq_cancel(r);
+        return rc ? faro_err_pass(MPI_COMM_SELF, rc, "MPI_Cancel: the cancel callback of a "
+                                  "generalized request failed with code %d", rc)
+                  : MPI_SUCCESS;
+    }
     /* A send is never cancelled: it completes normally and Test_cancelled says
      * false, which the standard allows. A receive is cancelled while unmatched. */
     if (r->kind == FARO_REQ_RECV && !r->complete && r->rank != MPI_PROC_NULL &&
