@@ -197,6 +197,7 @@ static int idup(const char *fn, MPI_Comm comm, int with_info, MPI_Info info, MPI
     int rc = dup(fn, comm, with_info, info, newcomm);
     if (rc)
         return rc;
+    FARO_LOCKED; /* the request pool is shared with point-to-point threads */
     struct faro_request *r = faro_req_alloc(FARO_REQ_DONE, comm);
     if (!r)
         return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory for a request", fn);
@@ -222,6 +223,7 @@ int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm,
 int PMPI_Comm_free(MPI_Comm *comm)
 {
     static const char fn[] = "MPI_Comm_free";
+    FARO_LOCKED; /* requests of other threads release references too */
     if (!comm)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: comm pointer is NULL", fn);
     MPI_Comm c = *comm;

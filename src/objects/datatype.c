@@ -211,7 +211,8 @@ int PMPI_Type_free(MPI_Datatype *tp)
                         "MPI_Type_free: %s is predefined and cannot be freed", t->name);
     int rc = faro_attr_delete_all(FARO_ATTR_TYPE, t, &t->attrs);
     if (rc != MPI_SUCCESS)
-        return rc;
+        return faro_err_pass(MPI_COMM_NULL, rc, "MPI_Type_free: an attribute delete callback "
+                             "failed with code %d", rc);
     t->freed = 1;
     faro_handle_forget(FARO_H_TYPE, t);
     *tp = MPI_DATATYPE_NULL;
@@ -282,7 +283,8 @@ int PMPI_Type_dup(MPI_Datatype old, MPI_Datatype *newtype)
     if (rc != MPI_SUCCESS) {
         n->freed = 1;
         faro_type_release(n);
-        return rc;
+        return faro_err_pass(MPI_COMM_NULL, rc, "MPI_Type_dup: an attribute copy callback "
+                             "failed with code %d", rc);
     }
     *newtype = n;
     return MPI_SUCCESS;
