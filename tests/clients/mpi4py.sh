@@ -28,8 +28,8 @@ mkdir -p "$work"
 
 # mpi4py links libfaro.so dynamically; only a changed mpi.h (what mpi4py's
 # configure probes) makes it build again.
-stamp=$work/built-$version
-if [ ! -f "$stamp" ] || [ "$here/../../include/mpi.h" -nt "$stamp" ]; then
+stamp=$work/built-$version-$(sha256sum "$here/../../include/mpi.h" | cut -c1-16)
+if [ ! -f "$stamp" ]; then
     rm -rf "$work/venv" "$work/src" "$work"/built-*
     python3 -m venv "$work/venv"
     "$work/venv/bin/pip" install -q --disable-pip-version-check --upgrade pip setuptools

@@ -49,7 +49,7 @@ for d in $dirs; do
             log=$work/$name.np$np.log
             # shellcheck disable=SC2086
             if timeout -k 5 300 "$build/mpiexec" -n "$np" "$prog" $args >"$log" 2>&1 &&
-               grep -q '^[0-9]' "$log"; then
+               grep -Eq '^ *[0-9]' "$log"; then
                 npass=$((npass + 1))
                 echo "PASS $name -n $np"
             else
