@@ -57,6 +57,9 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
     static const char fn[] = "MPI_Allgather";
     int rc = faro_coll_check_comm(fn, comm);
+    if (!rc && comm->inter)
+        return faro_inter_allgatherv(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL,
+                                     NULL, recvtype, comm);
     if (!rc)
         rc = faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
     if (!rc)
@@ -91,6 +94,9 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 {
     static const char fn[] = "MPI_Allgatherv";
     int rc = faro_coll_check_comm(fn, comm);
+    if (!rc && comm->inter)
+        return faro_inter_allgatherv(fn, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
+                                     displs, recvtype, comm);
     if (!rc)
         rc = faro_coll_check_type(fn, comm, recvtype, "recvtype");
     if (!rc)

@@ -164,6 +164,8 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype t
 {
     static const char fn[] = "MPI_Allreduce";
     int rc = faro_coll_check_comm(fn, comm);
+    if (!rc && comm->inter)
+        return faro_inter_allreduce(sendbuf, recvbuf, count, type, op, comm);
     if (!rc)
         rc = faro_coll_check_buf(fn, comm, count, type, "");
     if (!rc)

@@ -107,6 +107,9 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     static const char fn[] = "MPI_Alltoall";
     int rc = faro_coll_check_comm(fn, comm);
+    if (!rc && comm->inter)
+        return faro_inter_alltoallw(fn, 0, sendbuf, sendcount, NULL, NULL, sendtype, NULL, recvbuf,
+                                    recvcount, NULL, NULL, recvtype, NULL, comm);
     if (!rc)
         rc = faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
     if (!rc && sendbuf != MPI_IN_PLACE)
@@ -157,6 +160,9 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 {
     static const char fn[] = "MPI_Alltoallv";
     int rc = faro_coll_check_comm(fn, comm);
+    if (!rc && comm->inter)
+        return faro_inter_alltoallw(fn, 0, sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf,
+                                    0, recvcounts, rdispls, recvtype, NULL, comm);
     if (!rc)
         rc = check_v(fn, comm, recvcounts, rdispls, "recv");
     if (!rc)
@@ -203,6 +209,9 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 {
     static const char fn[] = "MPI_Alltoallw";
     int rc = faro_coll_check_comm(fn, comm);
+    if (!rc && comm->inter)
+        return faro_inter_alltoallw(fn, 1, sendbuf, 0, sendcounts, sdispls, NULL, sendtypes,
+                                    recvbuf, 0, recvcounts, rdispls, NULL, recvtypes, comm);
     if (!rc)
         rc = check_v(fn, comm, recvcounts, rdispls, "recv");
     if (!rc)

@@ -23,6 +23,8 @@ int faro_coll_barrier_dissemination(const struct faro_coll *c)
 int PMPI_Barrier(MPI_Comm comm)
 {
     int rc = faro_coll_check_comm("MPI_Barrier", comm);
+    if (!rc && comm->inter)
+        return faro_inter_barrier(comm);
     if (rc)
         return rc;
     if (comm->size == 1)

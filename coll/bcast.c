@@ -117,6 +117,8 @@ int PMPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
     static const char fn[] = "MPI_Bcast";
     int rc = faro_coll_check_comm(fn, comm);
+    if (!rc && comm->inter)
+        return faro_inter_bcast(buf, count, type, root, comm);
     if (!rc)
         rc = faro_coll_check_buf(fn, comm, count, type, "");
     if (!rc)

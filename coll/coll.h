@@ -58,6 +58,16 @@ enum {
     FARO_COLL_TAG_REDUCE_SCATTER = -10,
     FARO_COLL_TAG_SCAN = -11,
     FARO_COLL_TAG_EXSCAN = -12,
+    /* intercommunicator steps (inter.c, inter_reduce.c): -13 .. -30 */
+    FARO_COLL_TAG_INTER_BARRIER = -13,
+    FARO_COLL_TAG_INTER_BCAST = -14,
+    FARO_COLL_TAG_INTER_GATHER = -15,
+    FARO_COLL_TAG_INTER_SCATTER = -16,
+    FARO_COLL_TAG_INTER_ALLGATHER = -17,
+    FARO_COLL_TAG_INTER_ALLTOALL = -18,
+    FARO_COLL_TAG_INTER_REDUCE = -19,
+    FARO_COLL_TAG_INTER_ALLREDUCE = -20,
+    FARO_COLL_TAG_INTER_REDUCE_SCATTER = -21,
 };
 
 /* Thresholds of the algorithm choice (bytes of the whole message). */
@@ -236,5 +246,45 @@ int faro_coll_reduce_scatter_reduce_scatterv(const struct faro_coll *c, const vo
 int faro_coll_scan_recursive_doubling(const struct faro_coll *c, const void *sendbuf,
                                       void *recvbuf, int count, MPI_Datatype t, MPI_Op op,
                                       int exclusive);
+
+/* ---- intercommunicators (inter.c, inter_reduce.c) ----
+ * Each MPI entry point hands an intercommunicator (comm->inter) to these
+ * after faro_coll_check_comm; they check the rest of the arguments with the
+ * intercommunicator rules (roots MPI_ROOT / MPI_PROC_NULL / remote rank,
+ * counts arrays over the remote group, no MPI_IN_PLACE). */
+enum { FARO_INTER_ROOT, FARO_INTER_IDLE, FARO_INTER_REMOTE };
+/* This process's part for root: FARO_INTER_*, or -1 with the error in *rc. */
+int faro_inter_role(const char *fn, MPI_Comm comm, int root, int *rc);
+int faro_inter_no_in_place(const char *fn, MPI_Comm comm);
+int faro_inter_barrier(MPI_Comm comm);
+int faro_inter_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
+/* recvcounts NULL: uniform blocks of recvcount (MPI_Gather) */
+int faro_inter_gatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                       void *recvbuf, int recvcount, const int recvcounts[], const int displs[],
+                       MPI_Datatype recvtype, int root, MPI_Comm comm);
+/* sendcounts NULL: uniform blocks of sendcount (MPI_Scatter) */
+int faro_inter_scatterv(const char *fn, const void *sendbuf, int sendcount,
+                        const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                        void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                        MPI_Comm comm);
+/* recvcounts NULL: MPI_Allgather */
+int faro_inter_allgatherv(const char *fn, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                          MPI_Comm comm);
+/* counts NULL: MPI_Alltoall; w: MPI_Alltoallw (types[], byte displacements) */
+int faro_inter_alltoallw(const char *fn, int w, const void *sendbuf, int sendcount,
+                         const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                         const MPI_Datatype sendtypes[], void *recvbuf, int recvcount,
+                         const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                         const MPI_Datatype recvtypes[], MPI_Comm comm);
+int faro_inter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                      MPI_Op op, int root, MPI_Comm comm);
+int faro_inter_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
+                         MPI_Op op, MPI_Comm comm);
+/* recvcounts NULL: MPI_Reduce_scatter_block */
+int faro_inter_reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, int recvcount,
+                              const int recvcounts[], MPI_Datatype type, MPI_Op op,
+                              MPI_Comm comm);
 
 #endif

@@ -63,6 +63,9 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 {
     static const char fn[] = "MPI_Gather";
     int rc = faro_coll_check_comm(fn, comm);
+    if (!rc && comm->inter)
+        return faro_inter_gatherv(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL,
+                                  recvtype, root, comm);
     if (!rc)
         rc = faro_coll_check_root(fn, comm, root);
     if (!rc)
@@ -93,6 +96,9 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     static const char fn[] = "MPI_Gatherv";
     int rc = faro_coll_check_comm(fn, comm);
+    if (!rc && comm->inter)
+        return faro_inter_gatherv(fn, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs,
+                                  recvtype, root, comm);
     if (!rc)
         rc = faro_coll_check_root(fn, comm, root);
     if (!rc)

@@ -78,6 +78,8 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type
 {
     static const char fn[] = "MPI_Reduce";
     int rc = faro_coll_check_comm(fn, comm);
+    if (!rc && comm->inter)
+        return faro_inter_reduce(sendbuf, recvbuf, count, type, op, root, comm);
     if (!rc)
         rc = faro_coll_check_root(fn, comm, root);
     if (!rc)

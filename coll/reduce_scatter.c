@@ -53,6 +53,8 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 {
     static const char fn[] = "MPI_Reduce_scatter_block";
     int rc = faro_coll_check_comm(fn, comm);
+    if (!rc && comm->inter)
+        return faro_inter_reduce_scatter(fn, sendbuf, recvbuf, recvcount, NULL, type, op, comm);
     if (!rc)
         rc = faro_coll_check_count(fn, comm, recvcount, "recvcount");
     if (rc)
@@ -83,6 +85,8 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 {
     static const char fn[] = "MPI_Reduce_scatter";
     int rc = faro_coll_check_comm(fn, comm);
+    if (!rc && comm->inter)
+        return faro_inter_reduce_scatter(fn, sendbuf, recvbuf, 0, recvcounts, type, op, comm);
     if (!rc)
         rc = faro_coll_check_counts(fn, comm, recvcounts, comm->size, "recvcounts");
     if (rc)

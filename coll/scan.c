@@ -60,6 +60,10 @@ static int scan(const char *fn, int tag, int exclusive, const void *sendbuf, voi
                 int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
 {
     int rc = faro_coll_check_comm(fn, comm);
+    if (!rc && comm->inter)
+        return faro_err(comm, MPI_ERR_COMM,
+                        "%s: not defined on an intercommunicator (MPI-3.1 5.11: an "
+                        "intracommunicator only)", fn);
     if (!rc)
         rc = faro_coll_check_buf(fn, comm, count, type, "");
     if (!rc)

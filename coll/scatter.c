@@ -61,6 +61,9 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     static const char fn[] = "MPI_Scatter";
     int rc = faro_coll_check_comm(fn, comm);
+    if (!rc && comm->inter)
+        return faro_inter_scatterv(fn, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount,
+                                   recvtype, root, comm);
     if (!rc)
         rc = faro_coll_check_root(fn, comm, root);
     if (!rc)
@@ -91,6 +94,9 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 {
     static const char fn[] = "MPI_Scatterv";
     int rc = faro_coll_check_comm(fn, comm);
+    if (!rc && comm->inter)
+        return faro_inter_scatterv(fn, sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount,
+                                   recvtype, root, comm);
     if (!rc)
         rc = faro_coll_check_root(fn, comm, root);
     if (!rc)

@@ -613,6 +613,12 @@ FARO_API(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int rec
 FARO_API(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 FARO_API(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
 
+/* intercommunicators (area: inter) */
+FARO_API(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm *newintercomm))
+FARO_API(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
+FARO_API(int, Comm_remote_size, (MPI_Comm comm, int *size))
+FARO_API(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
+
 #undef FARO_API
 
 #ifdef __cplusplus

@@ -3,7 +3,8 @@
  * (context 1), the object's life (creation helper, duplication, free with
  * pending requests), comparison, names, info hints and the group of a
  * communicator. Split and create are in comm_create.c, context ids in
- * context.c, topologies in topo.c.
+ * context.c, topologies in topo.c, intercommunicator construction in
+ * intercomm.c (dup, free and compare here serve both kinds).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,9 @@ void faro_comm_destroy(MPI_Comm c)
                   "dropped", c->context_id, stale, stale == 1 ? "" : "s");
     faro_ctx_release(c->context_id);
     free(c->world);
+    free(c->remote_world);
+    if (c->local)
+        faro_comm_release(c->local);
     c->magic = 0;
     free(c);
 }
@@ -106,7 +110,9 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     CHECK_COMM("MPI_Comm_test_inter", comm);
-    *flag = 0; /* intercommunicators do not exist in Faro */
+    if (!flag)
+        return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_test_inter: flag pointer is NULL");
+    *flag = comm->inter;
     return MPI_SUCCESS;
 }
 
@@ -156,6 +162,21 @@ static int dup(const char *fn, MPI_Comm comm, int with_info, MPI_Info info, MPI_
         free(world);
         faro_ctx_release(ctx);
         return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    }
+    if (comm->inter) { /* the remote group and a private local communicator of its own */
+        c->inter = 1;
+        c->remote_size = comm->remote_size;
+        c->remote_world = malloc(((size_t)comm->remote_size + 1) * sizeof(int));
+        if (!c->remote_world) {
+            faro_comm_destroy(c);
+            return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        }
+        memcpy(c->remote_world, comm->remote_world, (size_t)comm->remote_size * sizeof(int));
+        rc = faro_inter_make_local(fn, comm->local, c);
+        if (rc) {
+            faro_comm_destroy(c);
+            return rc;
+        }
     }
     MPI_Info hints = with_info ? info : comm->info;
     if ((comm->topo && !(c->topo = faro_topo_dup(comm->topo))) ||
@@ -267,6 +288,10 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
+    if (comm1->inter != comm2->inter) {
+        *result = MPI_UNEQUAL;
+        return MPI_SUCCESS;
+    }
     int *t1, *t2, same;
     const int *w1 = world_of(comm1, &t1), *w2 = world_of(comm2, &t2);
     int rc = (w1 && w2) ? faro_group_compare(w1, comm1->size, w2, comm2->size, &same) : -1;
@@ -274,6 +299,14 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
     free(t2);
     if (rc)
         return faro_err(comm1, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    if (comm1->inter) { /* both groups: the weaker of the two answers */
+        int remote;
+        if (faro_group_compare(comm1->remote_world, comm1->remote_size, comm2->remote_world,
+                               comm2->remote_size, &remote))
+            return faro_err(comm1, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        if (remote > same)
+            same = remote;
+    }
     *result = same == MPI_IDENT ? MPI_CONGRUENT : same;
     return MPI_SUCCESS;
 }

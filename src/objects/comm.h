@@ -33,9 +33,26 @@ struct faro_comm {
     int refcount;          /* the handle + pending requests (user communicators) */
     struct faro_topo *topo;  /* Cartesian/graph topology (topo.c), or NULL */
     MPI_Info info;         /* hints given by the program (a private copy), or NULL */
+    /* Intercommunicators (intercomm.c): rank, size and world[] describe the
+     * local group; point-to-point ranks name the remote group. Both groups
+     * share context_id; local is a private intracommunicator over the local
+     * group (its own context id) for the local steps of collectives. */
+    int inter;
+    int remote_size;
+    int *remote_world;     /* job rank of remote rank r */
+    struct faro_comm *local;
 };
 
-static inline int faro_comm_world_rank(MPI_Comm c, int r) { return c->world ? c->world[r] : r; }
+/* The job rank of the process a point-to-point rank r names (on an
+ * intercommunicator, remote rank r). */
+static inline int faro_comm_world_rank(MPI_Comm c, int r)
+{
+    if (c->inter)
+        return c->remote_world[r];
+    return c->world ? c->world[r] : r;
+}
+/* The number of ranks a point-to-point rank may name. */
+static inline int faro_comm_peer_size(MPI_Comm c) { return c->inter ? c->remote_size : c->size; }
 int faro_comm_check(MPI_Comm c); /* 0 when usable */
 
 /* References held by requests (request.c). */
@@ -69,6 +86,34 @@ int faro_ctx_agree(const char *fn, MPI_Comm parent, int take, uint32_t *ctx);
 int faro_ctx_agree_group(const char *fn, MPI_Comm parent, const int *members, int n, int me,
                          int tag, uint32_t *ctx);
 void faro_ctx_release(uint32_t ctx);
+/* Intercommunicator agreement: the masks are ANDed over local, the leaders
+ * (local rank leader) exchange theirs by point-to-point on peer with rank
+ * peer_rank and internal tag itag, and local broadcasts the result; both
+ * groups take the lowest id free at every member of both. */
+int faro_ctx_agree_inter(const char *fn, MPI_Comm local, int leader, MPI_Comm peer,
+                         int peer_rank, int itag, uint32_t *ctx);
+
+/* ---- intercommunicators (intercomm.c) ---- */
+/* Internal tags: FARO_TAG_INTER_BASE down to FARO_TAG_INTER_BASE - 99. */
+#define FARO_TAG_INTER_BASE (-1100)
+/* Raises errclass under fn when comm is an intercommunicator (calls defined
+ * on intracommunicators only: MPI_ERR_COMM; not built for intercommunicators
+ * yet: MPI_ERR_UNSUPPORTED_OPERATION); 0 otherwise. */
+int faro_comm_intra_only(const char *fn, MPI_Comm comm, int errclass);
+#define FARO_CHECK_INTRA(fn, c, errclass)                                                     \
+    do {                                                                                      \
+        int intra_rc_ = faro_comm_intra_only(fn, c, errclass);                                \
+        if (intra_rc_)                                                                        \
+            return intra_rc_;                                                                 \
+    } while (0)
+/* Give inter (whose world[], remote_world[] are set) its private local
+ * intracommunicator, agreed over parent_local (the local group). */
+int faro_inter_make_local(const char *fn, MPI_Comm parent_local, MPI_Comm inter);
+/* MPI_Comm_split and MPI_Comm_create on an intercommunicator (arguments
+ * checked): the new intercommunicator joins the members of one colour (the
+ * given subgroups) on both sides; MPI_COMM_NULL where a side has none. */
+int faro_inter_split(const char *fn, MPI_Comm comm, int color, int key, MPI_Comm *newcomm);
+int faro_inter_create(const char *fn, MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm);
 /* Internal tags of this area: FARO_TAG_COMM_BASE down to FARO_TAG_COMM_BASE - 99. */
 #define FARO_TAG_COMM_BASE (-1000)
 

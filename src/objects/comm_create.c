@@ -3,7 +3,8 @@
  * (colour and key gathered over the parent), MPI_Comm_create (collective over
  * the parent) and MPI_Comm_create_group (collective over the group only).
  * The new communicator's members are kept as job ranks; its context id is
- * agreed as context.c describes.
+ * agreed as context.c describes. Split and create of an intercommunicator
+ * are in intercomm.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,8 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         return faro_err(comm, MPI_ERR_ARG,
                         "%s: color %d is invalid (a non-negative integer or MPI_UNDEFINED)", fn,
                         color);
+    if (comm->inter)
+        return faro_inter_split(fn, comm, color, key, newcomm);
     return split(fn, comm, color, key, newcomm);
 }
 
@@ -125,6 +128,8 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
         return faro_err(comm, MPI_ERR_ARG,
                         "%s: split_type %d is not supported (MPI_COMM_TYPE_SHARED or "
                         "MPI_UNDEFINED)", fn, split_type);
+    if (comm->inter) /* the members of one node on each side */
+        return faro_inter_split(fn, comm, color, key, newcomm);
     return split(fn, comm, color, key, newcomm);
 }
 
@@ -191,6 +196,8 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         return rc;
     if (!newcomm)
         return faro_err(comm, MPI_ERR_ARG, "%s: newcomm pointer is NULL", fn);
+    if (comm->inter)
+        return faro_inter_create(fn, comm, group, newcomm);
     int *members;
     rc = parent_ranks(fn, comm, group, &members);
     if (rc)
@@ -218,6 +225,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
 {
     static const char fn[] = "MPI_Comm_create_group";
     CHECK_COMM(fn, comm);
+    FARO_CHECK_INTRA(fn, comm, MPI_ERR_COMM);
     int rc = check_group(fn, comm, group);
     if (rc)
         return rc;

@@ -13,6 +13,8 @@
  * Allreduce over the parent; MPI_Comm_create_group, collective only over
  * its group, agrees with a binomial reduce and broadcast among the members
  * by point-to-point on the parent's context with internal tags.
+ * Intercommunicators agree over both groups: each group ANDs its masks, the
+ * two leaders exchange and AND theirs, and each group broadcasts the result.
  */
 #include <string.h>
 
@@ -112,10 +114,40 @@ static int agree_tree(const char *fn, MPI_Comm parent, const int *members, int n
 #undef MEMBER
 }
 
+int faro_ctx_agree_inter(const char *fn, MPI_Comm local, int leader, MPI_Comm peer,
+                         int peer_rank, int itag, uint32_t *ctx)
+{
+    if (!ready)
+        init_ids();
+    uint32_t mask[CTX_WORDS], in[CTX_WORDS];
+    memcpy(mask, free_ids, sizeof mask);
+    int rc = PMPI_Allreduce(MPI_IN_PLACE, mask, CTX_WORDS, MPI_UINT32_T, MPI_BAND, local);
+    if (rc)
+        return rc;
+    if (local->rank == leader) {
+        rc = faro_coll_sendrecv(fn, mask, CTX_WORDS, MPI_UINT32_T, peer_rank, in, CTX_WORDS,
+                                MPI_UINT32_T, peer_rank, itag, peer, MPI_STATUS_IGNORE);
+        if (rc)
+            return rc;
+        for (int w = 0; w < CTX_WORDS; w++)
+            mask[w] &= in[w];
+    }
+    rc = PMPI_Bcast(mask, CTX_WORDS, MPI_UINT32_T, leader, local);
+    if (rc)
+        return rc;
+    *ctx = lowest(mask);
+    if (*ctx == UINT32_MAX)
+        return none_free(fn, local);
+    take_id(*ctx);
+    return MPI_SUCCESS;
+}
+
 int faro_ctx_agree(const char *fn, MPI_Comm parent, int take, uint32_t *ctx)
 {
     if (!ready)
         init_ids();
+    if (parent->inter) /* a new intercommunicator over both groups (dup) */
+        return faro_ctx_agree_inter(fn, parent->local, 0, parent, 0, FARO_TAG_INTER_BASE, ctx);
     uint32_t mask[CTX_WORDS];
     memcpy(mask, free_ids, sizeof mask);
     int rc = PMPI_Allreduce(MPI_IN_PLACE, mask, CTX_WORDS, MPI_UINT32_T, MPI_BAND, parent);

@@ -161,6 +161,7 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     static const char fn[] = "MPI_Cart_create";
     (void)reorder;
     CHECK_COMM(fn, comm_old);
+    FARO_CHECK_INTRA(fn, comm_old, MPI_ERR_COMM);
     if (!comm_cart)
         return faro_err(comm_old, MPI_ERR_ARG, "%s: comm_cart pointer is NULL", fn);
     long cells;

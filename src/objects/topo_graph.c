@@ -65,6 +65,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     static const char fn[] = "MPI_Graph_create";
     (void)reorder;
     CHECK_COMM(fn, comm_old);
+    FARO_CHECK_INTRA(fn, comm_old, MPI_ERR_COMM);
     if (!comm_graph)
         return faro_err(comm_old, MPI_ERR_ARG, "%s: comm_graph pointer is NULL", fn);
     int rc = check_graph(fn, comm_old, nnodes, index, edges);
@@ -207,6 +208,7 @@ int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int s
     static const char fn[] = "MPI_Dist_graph_create_adjacent";
     (void)reorder;
     CHECK_COMM(fn, comm_old);
+    FARO_CHECK_INTRA(fn, comm_old, MPI_ERR_COMM);
     int rc;
     if ((rc = check_ends(fn, comm_old, indegree, sources, "sources")) ||
         (rc = check_ends(fn, comm_old, outdegree, destinations, "destinations")) ||
@@ -243,6 +245,7 @@ int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const 
     static const char fn[] = "MPI_Dist_graph_create";
     (void)reorder;
     CHECK_COMM(fn, comm_old);
+    FARO_CHECK_INTRA(fn, comm_old, MPI_ERR_COMM);
     int rc;
     if ((rc = check_ends(fn, comm_old, n, sources, "sources")) ||
         (rc = check_info(fn, comm_old, info)))

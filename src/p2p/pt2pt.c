@@ -27,12 +27,14 @@ int faro_check_p2p(const char *fn, MPI_Comm comm, const void *buf, int count, MP
                                                   : "argument is not a committed datatype");
     if (!buf && count > 0 && type->size > 0 && type->predefined)
         return faro_err(comm, MPI_ERR_BUFFER, "%s: buffer is NULL but count is %d", fn, count);
-    int ok_rank = (rank >= 0 && rank < comm->size) || rank == MPI_PROC_NULL ||
+    int n = faro_comm_peer_size(comm); /* an intercommunicator's ranks name its remote group */
+    int ok_rank = (rank >= 0 && rank < n) || rank == MPI_PROC_NULL ||
                   (is_recv && rank == MPI_ANY_SOURCE);
     if (!ok_rank)
         return faro_err(comm, MPI_ERR_RANK,
-                        "%s: %s %d is invalid (communicator size %d: 0..%d, MPI_PROC_NULL%s)", fn,
-                        is_recv ? "source" : "destination", rank, comm->size, comm->size - 1,
+                        "%s: %s %d is invalid (%s size %d: 0..%d, MPI_PROC_NULL%s)", fn,
+                        is_recv ? "source" : "destination", rank,
+                        comm->inter ? "remote group" : "communicator", n, n - 1,
                         is_recv ? ", MPI_ANY_SOURCE" : "");
     if (!((tag >= 0 && tag <= FARO_TAG_UB) || (is_recv && tag == MPI_ANY_TAG)))
         return faro_err(comm, MPI_ERR_TAG, "%s: tag %d is invalid (0..MPI_TAG_UB=%d%s)", fn, tag,
