@@ -19,6 +19,13 @@
 extern "C" {
 #endif
 
+/* What this header declares is the library's interface; everything else in
+ * libfaro is built hidden (-fvisibility=hidden), so internal calls bind
+ * directly instead of through the PLT. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #define FARO 1
 #define FARO_VERSION_STRING "0.1.0"
 #define MPI_VERSION 3
@@ -620,6 +627,10 @@ FARO_API(int, Comm_remote_size, (MPI_Comm comm, int *size))
 FARO_API(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
 
 #undef FARO_API
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -143,7 +143,7 @@ static int blocking(const char *fn, int kind, int mode, const void *buf, int cou
                     MPI_Datatype type, int rank, int tag, MPI_Comm comm, MPI_Status *st,
                     int flags)
 {
-    struct faro_request *r;
+    struct faro_request *r = NULL;
     int rc = faro_post(fn, kind, mode, buf, count, type, rank, tag, comm, flags, &r);
     if (rc)
         return rc;
