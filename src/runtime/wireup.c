@@ -20,6 +20,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "affinity.h"
 #include "core.h"
 #include "p2p/request.h"
 #include "runtime/log.h"
@@ -311,6 +312,12 @@ int faro_wireup(char *err, size_t errlen)
     if (faro_pmi_barrier())
         return snprintf(err, errlen, "PMI barrier failed (process manager gone?)"), -1;
     if (node_map(err, errlen))
+        return -1;
+    /* Bind as soon as the local rank is known and before any transport
+     * allocates: the shared-memory queues this rank reads are first touched
+     * after this, so they land on its NUMA node (affinity/affinity.h). */
+    if (faro_affinity_init(faro.local_rank, faro.local_size, faro.hostname, faro.rank, err,
+                           errlen))
         return -1;
     if (faro_pmi_get("faro-key", val, sizeof val) ||
         hex_decode(val, job_key, sizeof job_key) != KEYLEN)

@@ -4,9 +4,11 @@
  * Prints the version and build options, probes every compiled-in transport the
  * way MPI_Init would for a singleton (init, wireup_done, finalize) and says
  * whether it is usable and with which limits, and lists every tunable with its
- * current value. `--man` writes faro-tunables(7).
+ * current value. `--man` writes faro-tunables(7). `--map -n N` prints the
+ * placement N ranks of one node would get (affinity/affinity.h), binding nothing.
  */
 #include "config.h"
+#include "affinity.h"
 #include "man_tunables.h"
 #include "runtime/log.h"
 #include "runtime/tunables.h"
@@ -32,6 +34,12 @@ static void usage(FILE *out)
           "      --tunables    only the tunables\n"
           "      --transports  only the transports\n"
           "      --man         print the faro-tunables(7) man page (roff)\n"
+          "      --map -n N [--map-by X] [--bind-to Y] [--cpus-per-rank K] [--topology SPEC]\n"
+          "                    [--nic NAME]\n"
+          "                    print the placement N ranks of one node would get, one line\n"
+          "                    per rank, without running anything; unset options come from\n"
+          "                    FARO_MAP_BY, FARO_BIND_TO, FARO_CPUS_PER_RANK, FARO_TOPOLOGY\n"
+          "                    and FARO_NIC\n"
           "  -h, --help        this text\n"
           "  -V, --version     the version only\n"
           "\n"
@@ -242,12 +250,90 @@ static void show_tunables(int long_desc)
     }
 }
 
+/* --map: the placement table, computed exactly as MPI_Init would. */
+static int show_map(int nranks, const char *map_by, const char *bind_to, const char *cpr_text,
+                    const char *topology, const char *nic)
+{
+#ifdef FARO_HAVE_HWLOC
+    char err[1024];
+    long long cpr;
+    if (nranks < 1) {
+        fprintf(stderr, "faro_info: --map needs -n N with N >= 1 (the ranks of one node)\n");
+        return 2;
+    }
+    if (faro_tun_parse(FARO_TUN_CPUS_PER_RANK, cpr_text, &cpr, err, sizeof err)) {
+        fprintf(stderr, "faro_info: --cpus-per-rank: %s\n", err);
+        return 1;
+    }
+    struct faro_policy p;
+    struct faro_hwtopo *t;
+    struct faro_placement pl;
+    if (faro_policy_parse(map_by, bind_to, (int)cpr, &p, err, sizeof err)) {
+        fprintf(stderr, "faro_info: %s\n", err);
+        return 1;
+    }
+    snprintf(p.nic, sizeof p.nic, "%s", nic);
+    if (faro_hwtopo_load(topology, &t, err, sizeof err)) {
+        fprintf(stderr, "faro_info: %s\n", err);
+        return 1;
+    }
+    if (faro_map(t, &p, nranks, &pl, err, sizeof err)) {
+        fprintf(stderr, "faro_info: %s\n", err);
+        faro_hwtopo_free(t);
+        return 1;
+    }
+    printf("Placement of %d rank%s on %s (%d cores, %d hardware threads): map-by %s, bind-to "
+           "%s, cpus-per-rank %d\n", nranks, nranks == 1 ? "" : "s",
+           topology[0] ? topology : "this machine", faro_hwtopo_ncores(t), faro_hwtopo_npus(t),
+           map_by[0] ? map_by : "core", bind_to[0] ? bind_to : "(default)", (int)cpr);
+    if (pl.warning[0])
+        printf("warning: %s\n", pl.warning);
+    for (int r = 0; r < nranks; r++) {
+        char line[2048];
+        faro_placement_format(t, &pl, r, line, sizeof line);
+        printf("  rank %d: %s\n", r, line);
+    }
+    faro_placement_free(&pl);
+    faro_hwtopo_free(t);
+    return fflush(stdout) == 0 ? 0 : 1;
+#else
+    (void)nranks, (void)map_by, (void)bind_to, (void)cpr_text, (void)topology, (void)nic;
+    fprintf(stderr, "faro_info: --map is unavailable: Faro was built without hwloc\n");
+    return 1;
+#endif
+}
+
 int main(int argc, char **argv)
 {
-    int what = 0, all = 0, man = 0;
+    int what = 0, all = 0, man = 0, map = 0, nranks = 0;
+    const char *map_opt[5] = {NULL}; /* map-by, bind-to, cpus-per-rank, topology, nic */
+    static const char *const map_opt_names[5] = {"--map-by", "--bind-to", "--cpus-per-rank",
+                                                 "--topology", "--nic"};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        if (!strcmp(a, "--all") || !strcmp(a, "-a"))
+        int k;
+        for (k = 0; k < 5 && strcmp(a, map_opt_names[k]) != 0; k++)
+            ;
+        if (k < 5 || !strcmp(a, "-n")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "faro_info: %s needs a value\n", a);
+                return 2;
+            }
+            if (k < 5) {
+                map_opt[k] = argv[++i];
+            } else {
+                char *end;
+                long v = strtol(argv[++i], &end, 10);
+                if (*end || v < 1 || v > 1000000) {
+                    fprintf(stderr, "faro_info: -n %s: expected a number of ranks >= 1\n",
+                            argv[i]);
+                    return 2;
+                }
+                nranks = (int)v;
+            }
+        } else if (!strcmp(a, "--map"))
+            map = 1;
+        else if (!strcmp(a, "--all") || !strcmp(a, "-a"))
             all = 1;
         else if (!strcmp(a, "--tunables"))
             what |= SHOW_TUNABLES;
@@ -263,7 +349,8 @@ int main(int argc, char **argv)
             return 0;
         } else {
             fprintf(stderr, "faro_info: unknown option '%s'; allowed: --all, --tunables, "
-                            "--transports, --man, --help, --version\n", a);
+                            "--transports, --man, --map (with -n, --map-by, --bind-to, "
+                            "--cpus-per-rank, --topology, --nic), --help, --version\n", a);
             return 2;
         }
     }
@@ -281,6 +368,17 @@ int main(int argc, char **argv)
         return 1;
     }
     faro_log_level = (int)faro_tun_int(FARO_TUN_VERBOSE);
+    if (map)
+        return show_map(nranks, map_opt[0] ? map_opt[0] : faro_tun_str(FARO_TUN_MAP_BY),
+                        map_opt[1] ? map_opt[1] : faro_tun_str(FARO_TUN_BIND_TO),
+                        map_opt[2] ? map_opt[2] : faro_tun_str(FARO_TUN_CPUS_PER_RANK),
+                        map_opt[3] ? map_opt[3] : faro_tun_str(FARO_TUN_TOPOLOGY),
+                        map_opt[4] ? map_opt[4] : faro_tun_str(FARO_TUN_NIC));
+    if (map_opt[0] || map_opt[1] || map_opt[2] || map_opt[3] || map_opt[4] || nranks) {
+        fprintf(stderr, "faro_info: -n, --map-by, --bind-to, --cpus-per-rank, --topology and "
+                        "--nic go with --map\n");
+        return 2;
+    }
 
     if (what & SHOW_VERSION) {
         printf("Faro %s\n", PACKAGE_VERSION);

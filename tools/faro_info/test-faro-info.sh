@@ -45,6 +45,25 @@ esac
 
 "$info" --no-such-option >/dev/null 2>&1 && fail "an unknown option was accepted"
 
+# --map: the placement table, options over FARO_* variables; errors exit 1 (2 for usage).
+if "$info" --all | grep -q 'hwloc=yes'; then
+    out=$(FARO_MAP_BY=core "$info" --map -n 3 --map-by socket:span --bind-to core \
+          --topology "package:2 core:2 pu:1") || fail "faro_info --map exited $?"
+    got=$(echo "$out" | sed -n 's/^  rank \([0-9]*\): cpus \([0-9,-]*\) .*/\1:\2/p' | tr '\n' ' ')
+    [ "$got" = "0:0 1:2 2:1 " ] || fail "--map socket:span on 2x2 cores: '$got', expected '0:0 1:2 2:1 '"
+    out=$(FARO_TOPOLOGY="package:1 core:2 pu:1" FARO_BIND_TO=core "$info" --map -n 3) ||
+        fail "faro_info --map from the environment exited $?"
+    echo "$out" | grep -q "^warning: 3 ranks x 1 cores per rank > 2 cores on this node: not binding (oversubscribed)" ||
+        fail "no oversubscription warning from --map: $out"
+    err=$("$info" --map -n 2 --map-by sockets 2>&1 >/dev/null)
+    [ $? -eq 1 ] || fail "--map --map-by sockets did not exit 1"
+    case $err in *"--map-by/FARO_MAP_BY sockets: unknown policy"*) ;; *) fail "bad --map-by: $err" ;; esac
+    "$info" --map >/dev/null 2>&1; [ $? -eq 2 ] || fail "--map without -n did not exit 2"
+    "$info" --map-by core >/dev/null 2>&1; [ $? -eq 2 ] || fail "--map-by without --map accepted"
+else
+    "$info" --map -n 1 >/dev/null 2>&1 && fail "--map succeeded without hwloc"
+fi
+
 if [ -f man/faro-tunables.7 ]; then
     "$info" --man | cmp -s - man/faro-tunables.7 || fail "--man differs from man/faro-tunables.7"
 fi

@@ -269,6 +269,11 @@ int main(int argc, char **argv)
         mpx_opts_free(&job.opts);
         return rc;
     }
+    if (job.opts.dry_run) {
+        rc = mpx_dry_run(&job.opts);
+        mpx_opts_free(&job.opts);
+        return rc;
+    }
     if ((rc = mpx_check_program(&job.opts)) != 0) {
         mpx_opts_free(&job.opts);
         return rc;

@@ -37,7 +37,13 @@ struct mpx_opts {
     char **env;          /* "VAR=VAL" set in every rank, in order given */
     size_t nenv;
     char **prefix;       /* exec prefix argv (NULL-terminated), or NULL */
-    char **argv;         /* program and its arguments (NULL-terminated) */
+    char **argv;         /* program and its arguments (NULL-terminated); NULL in a
+                          * dry run without one */
+    /* Affinity policy passed to the ranks as FARO_* (the library binds at
+     * MPI_Init); NULL or 0: not given, the rank's own environment decides. */
+    const char *map_by, *bind_to, *topology, *cpus_per_rank;
+    int report_bindings;
+    int dry_run;         /* print the placement (faro_info --map) and start nothing */
 };
 
 /* One output stream of one rank, forwarded line by line. */
@@ -98,6 +104,13 @@ void mpx_pmi_serve(struct mpx_job *job, struct mpx_rank *r);
 void mpx_stream_init(struct mpx_stream *s, int fd, int dest, int rank);
 void mpx_stream_read(struct mpx_stream *s, int tag, int all);
 void mpx_stream_close(struct mpx_stream *s, int tag);
+
+/* policy.c: in a rank (after the -x variables): set the FARO_* affinity
+ * variables from the options, and OMP_NUM_THREADS/OMP_PLACES for
+ * --cpus-per-rank unless already set. */
+void mpx_policy_setenv(const struct mpx_opts *o);
+/* --dry-run: run faro_info --map for the job's policy; returns the exit code. */
+int mpx_dry_run(const struct mpx_opts *o);
 
 /* main.c */
 long long mpx_now_ms(void);

@@ -27,6 +27,19 @@ static const char opt_usage[] =
     "                       or 'ip netns exec NS'; CMD must keep the environment\n"
     "                       and open file descriptors\n"
     "  -v, --verbose        report each rank's start and end\n"
+    "\n"
+    "Affinity (the library binds each rank at MPI_Init; see faro-affinity(7)):\n"
+    "  --map-by POLICY      core|socket|numa|l3cache|nic|cpu-list:LIST, optionally\n"
+    "                       followed by :span or :pack (sets FARO_MAP_BY)\n"
+    "  --bind-to LEVEL      none|hwthread|core|l3cache|socket|numa (FARO_BIND_TO);\n"
+    "                       default: core when the ranks fit the cores, else none\n"
+    "  --cpus-per-rank N    N cores per rank (FARO_CPUS_PER_RANK); also sets\n"
+    "                       OMP_NUM_THREADS=N and OMP_PLACES=cores unless set\n"
+    "  --report-bindings    each rank prints where it is bound (FARO_REPORT_BINDINGS)\n"
+    "  --topology SPEC      map on an hwloc XML file or synthetic string instead of\n"
+    "                       this machine (FARO_TOPOLOGY)\n"
+    "  --dry-run            print the placement the ranks would get (faro_info --map)\n"
+    "                       and start nothing; no program needed\n"
     "  --oversubscribe, --allow-run-as-root\n"
     "                       accepted for Open MPI scripts; no effect\n"
     "  -h, --help           show this help\n"
@@ -40,7 +53,8 @@ static const char opt_usage[] =
 
 static const char opt_valid[] =
     "-n, -np, -x, -genv, -env, -l, --tag-output, --timeout, --exec-prefix, -v, "
-    "--verbose, --oversubscribe, --allow-run-as-root, -h, --help, -V, --version, --";
+    "--verbose, --map-by, --bind-to, --cpus-per-rank, --report-bindings, --topology, "
+    "--dry-run, --oversubscribe, --allow-run-as-root, -h, --help, -V, --version, --";
 
 /* Parse a whole decimal number in [min, max]. */
 static int opt_int(const char *s, int min, int max, int *out)
@@ -142,7 +156,10 @@ int mpx_opts_parse(int argc, char **argv, struct mpx_opts *o, int *done)
         }
         /* Options that take one value. */
         int takes = opt_is(a, "-n", "-np") || opt_is(a, "--np", "--n") || opt_is(a, "-x", NULL) ||
-                    opt_is(a, "--timeout", "-timeout") || opt_is(a, "--exec-prefix", NULL);
+                    opt_is(a, "--timeout", "-timeout") || opt_is(a, "--exec-prefix", NULL) ||
+                    opt_is(a, "--map-by", "-map-by") || opt_is(a, "--bind-to", "-bind-to") ||
+                    opt_is(a, "--cpus-per-rank", "-cpus-per-rank") ||
+                    opt_is(a, "--topology", "-topology");
         int takes2 = opt_is(a, "-genv", "--genv") || opt_is(a, "-env", "--env");
         if ((takes && i + 1 >= argc) || (takes2 && i + 2 >= argc)) {
             fprintf(stderr, "mpiexec: option %s needs %s\n", a,
@@ -185,6 +202,25 @@ int mpx_opts_parse(int argc, char **argv, struct mpx_opts *o, int *done)
                         "--exec-prefix 'valgrind -q'\n");
                 return MPX_EXIT_USAGE;
             }
+        } else if (opt_is(a, "--map-by", "-map-by")) {
+            o->map_by = argv[++i];
+        } else if (opt_is(a, "--bind-to", "-bind-to")) {
+            o->bind_to = argv[++i];
+        } else if (opt_is(a, "--topology", "-topology")) {
+            o->topology = argv[++i];
+        } else if (opt_is(a, "--cpus-per-rank", "-cpus-per-rank")) {
+            /* Checked here too: it becomes OMP_NUM_THREADS as given. */
+            int n;
+            if (opt_int(argv[++i], 1, 1 << 20, &n) < 0) {
+                fprintf(stderr, "mpiexec: --cpus-per-rank '%s': expected a whole number of "
+                        "cores, 1 or more\n", argv[i]);
+                return MPX_EXIT_USAGE;
+            }
+            o->cpus_per_rank = argv[i];
+        } else if (opt_is(a, "--report-bindings", "-report-bindings")) {
+            o->report_bindings = 1;
+        } else if (opt_is(a, "--dry-run", "-dry-run")) {
+            o->dry_run = 1;
         } else if (opt_is(a, "-l", "--tag-output") || opt_is(a, "-tag-output", "-prepend-rank")) {
             o->tag_output = 1;
         } else if (opt_is(a, "-v", "--verbose")) {
@@ -207,6 +243,8 @@ int mpx_opts_parse(int argc, char **argv, struct mpx_opts *o, int *done)
             return MPX_EXIT_USAGE;
         }
     }
+    if (i >= argc && o->dry_run)
+        return 0; /* the placement needs no program */
     if (i >= argc) {
         fprintf(stderr, "mpiexec: no program given\n%s", opt_usage);
         return MPX_EXIT_USAGE;

@@ -104,6 +104,7 @@ static void spawn_child(struct mpx_job *job, int rank, int pmi_fd, int out_fd, i
     const struct mpx_opts *o = &job->opts;
     for (size_t i = 0; i < o->nenv; i++)
         putenv(o->env[i]);
+    mpx_policy_setenv(o);
     spawn_setenv_int("PMI_FD", pmi_fd);
     spawn_setenv_int("PMI_RANK", rank);
     spawn_setenv_int("PMI_SIZE", job->np);
