@@ -167,16 +167,10 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype t
     if (!rc && comm->inter)
         return faro_inter_allreduce(sendbuf, recvbuf, count, type, op, comm);
     if (!rc)
-        rc = faro_coll_check_buf(fn, comm, count, type, "");
-    if (!rc)
-        rc = faro_coll_check_op(fn, comm, op, type);
+        rc = faro_coll_check_reduction(fn, comm, sendbuf, recvbuf, count, type, op);
     if (rc)
         return rc;
-    if (recvbuf == MPI_IN_PLACE)
-        return faro_coll_err_in_place(fn, comm, "recvbuf");
     size_t bytes = (size_t)count * type->size;
-    if (sendbuf == recvbuf && bytes > 0)
-        return faro_coll_err_alias(fn, comm);
     if (bytes == 0)
         return MPI_SUCCESS;
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_ALLREDUCE);

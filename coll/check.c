@@ -72,6 +72,21 @@ int faro_coll_check_op(const char *fn, MPI_Comm comm, MPI_Op op, MPI_Datatype t)
     return MPI_SUCCESS;
 }
 
+int faro_coll_check_reduction(const char *fn, MPI_Comm comm, const void *sendbuf,
+                              const void *recvbuf, int count, MPI_Datatype type, MPI_Op op)
+{
+    int rc = faro_coll_check_buf(fn, comm, count, type, "");
+    if (!rc)
+        rc = faro_coll_check_op(fn, comm, op, type);
+    if (rc)
+        return rc;
+    if (recvbuf == MPI_IN_PLACE)
+        return faro_coll_err_in_place(fn, comm, "recvbuf");
+    if (sendbuf == recvbuf && (size_t)count * type->size > 0)
+        return faro_coll_err_alias(fn, comm);
+    return MPI_SUCCESS;
+}
+
 int faro_coll_check_counts(const char *fn, MPI_Comm comm, const int *counts, int n,
                            const char *what)
 {

@@ -100,6 +100,10 @@ int faro_coll_check_buf(const char *fn, MPI_Comm comm, int count, MPI_Datatype t
                         const char *what);
 int faro_coll_check_root(const char *fn, MPI_Comm comm, int root);
 int faro_coll_check_op(const char *fn, MPI_Comm comm, MPI_Op op, MPI_Datatype t);
+/* A reduction every rank receives (Allreduce, Scan, Exscan): count and type, op
+ * on type, recvbuf not MPI_IN_PLACE, sendbuf and recvbuf not the same buffer. */
+int faro_coll_check_reduction(const char *fn, MPI_Comm comm, const void *sendbuf,
+                              const void *recvbuf, int count, MPI_Datatype type, MPI_Op op);
 /* counts[0..n) >= 0 (and displacements are not checked: any value is legal) */
 int faro_coll_check_counts(const char *fn, MPI_Comm comm, const int *counts, int n,
                            const char *what);
@@ -212,6 +216,12 @@ static inline char *faro_coll_baddr(const struct faro_coll_blocks *b, int i)
         return b->buf + (MPI_Aint)b->displs[i] * (b->types ? 1 : b->type->extent);
     return b->buf + (MPI_Aint)i * b->count * b->type->extent;
 }
+
+/* The root's side of a linear gather (receive) or scatter (send): one message
+ * per rank's block but the root's own, zero-byte blocks skipped, at most
+ * FARO_COLL_WINDOW in flight. */
+int faro_coll_root_blocks(const struct faro_coll *c, const struct faro_coll_blocks *blks,
+                          int root, int receive);
 
 /* gather(v)/scatter(v): the root's blocks described by blks (unused
  * elsewhere); at the root sendbuf (gather) or recvbuf (scatter) NULL: in place. */

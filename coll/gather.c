@@ -22,27 +22,7 @@ int faro_coll_gatherv_linear(const struct faro_coll *c, const void *sendbuf, int
         if (rc)
             return rc;
     }
-    MPI_Request reqs[FARO_COLL_WINDOW];
-    int n = 0;
-    for (int r = 0; r < c->size; r++) {
-        int cnt = faro_coll_bcount(blks, r);
-        MPI_Datatype t = faro_coll_btype(blks, r);
-        if (r == root || (size_t)cnt * t->size == 0)
-            continue;
-        rc = faro_coll_irecv(c->fn, faro_coll_baddr(blks, r), cnt, t, r, c->tag, c->comm,
-                             &reqs[n]);
-        if (rc) {
-            faro_coll_waitall(n, reqs);
-            return rc;
-        }
-        if (++n == FARO_COLL_WINDOW) {
-            rc = faro_coll_waitall(n, reqs);
-            n = 0;
-            if (rc)
-                return rc;
-        }
-    }
-    return faro_coll_waitall(n, reqs);
+    return faro_coll_root_blocks(c, blks, root, 1);
 }
 
 /* Checks common to both: the send side everywhere but an in-place root. */

@@ -65,17 +65,10 @@ static int scan(const char *fn, int tag, int exclusive, const void *sendbuf, voi
                         "%s: not defined on an intercommunicator (MPI-3.1 5.11: an "
                         "intracommunicator only)", fn);
     if (!rc)
-        rc = faro_coll_check_buf(fn, comm, count, type, "");
-    if (!rc)
-        rc = faro_coll_check_op(fn, comm, op, type);
+        rc = faro_coll_check_reduction(fn, comm, sendbuf, recvbuf, count, type, op);
     if (rc)
         return rc;
-    if (recvbuf == MPI_IN_PLACE)
-        return faro_coll_err_in_place(fn, comm, "recvbuf");
-    size_t bytes = (size_t)count * type->size;
-    if (sendbuf == recvbuf && bytes > 0)
-        return faro_coll_err_alias(fn, comm);
-    if (bytes == 0)
+    if ((size_t)count * type->size == 0)
         return MPI_SUCCESS;
     struct faro_coll c = faro_coll_of(comm, fn, tag);
     const void *send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;

@@ -13,35 +13,13 @@ int faro_coll_scatterv_linear(const struct faro_coll *c, const struct faro_coll_
         return faro_coll_recv(c->fn, recvbuf, recvcount, recvtype, root, c->tag, c->comm,
                               MPI_STATUS_IGNORE);
     }
-    MPI_Request reqs[FARO_COLL_WINDOW];
-    int n = 0, rc;
-    for (int r = 0; r < c->size; r++) {
-        int cnt = faro_coll_bcount(blks, r);
-        MPI_Datatype t = faro_coll_btype(blks, r);
-        if (r == root || (size_t)cnt * t->size == 0)
-            continue;
-        rc = faro_coll_isend(c->fn, faro_coll_baddr(blks, r), cnt, t, r, c->tag, c->comm,
-                             &reqs[n]);
-        if (rc) {
-            faro_coll_waitall(n, reqs);
-            return rc;
-        }
-        if (++n == FARO_COLL_WINDOW) {
-            rc = faro_coll_waitall(n, reqs);
-            n = 0;
-            if (rc)
-                return rc;
-        }
-    }
     if (recvbuf) {
-        rc = faro_coll_copy(c, faro_coll_baddr(blks, root), faro_coll_bcount(blks, root),
-                            faro_coll_btype(blks, root), recvbuf, recvcount, recvtype);
-        if (rc) {
-            faro_coll_waitall(n, reqs);
+        int rc = faro_coll_copy(c, faro_coll_baddr(blks, root), faro_coll_bcount(blks, root),
+                                faro_coll_btype(blks, root), recvbuf, recvcount, recvtype);
+        if (rc)
             return rc;
-        }
     }
-    return faro_coll_waitall(n, reqs);
+    return faro_coll_root_blocks(c, blks, root, 0);
 }
 
 static int check_recv(const char *fn, MPI_Comm comm, const void *recvbuf, int recvcount,

@@ -100,3 +100,30 @@ int faro_coll_reduce_local(const struct faro_coll *c, MPI_Op op, const void *in,
                         count, type->name && type->name[0] ? type->name : "a derived datatype");
     return MPI_SUCCESS;
 }
+
+int faro_coll_root_blocks(const struct faro_coll *c, const struct faro_coll_blocks *blks,
+                          int root, int receive)
+{
+    MPI_Request reqs[FARO_COLL_WINDOW];
+    int n = 0, rc;
+    for (int r = 0; r < c->size; r++) {
+        int cnt = faro_coll_bcount(blks, r);
+        MPI_Datatype t = faro_coll_btype(blks, r);
+        if (r == root || (size_t)cnt * t->size == 0)
+            continue;
+        void *addr = faro_coll_baddr(blks, r);
+        rc = receive ? faro_coll_irecv(c->fn, addr, cnt, t, r, c->tag, c->comm, &reqs[n])
+                     : faro_coll_isend(c->fn, addr, cnt, t, r, c->tag, c->comm, &reqs[n]);
+        if (rc) {
+            faro_coll_waitall(n, reqs);
+            return rc;
+        }
+        if (++n == FARO_COLL_WINDOW) {
+            rc = faro_coll_waitall(n, reqs);
+            n = 0;
+            if (rc)
+                return rc;
+        }
+    }
+    return faro_coll_waitall(n, reqs);
+}

@@ -107,10 +107,13 @@ int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
               struct faro_request **out)
 {
     int persistent = flags & FARO_POST_PERSISTENT;
-    int check_tag = (flags & FARO_POST_INTERNAL) ? 0 : tag;
-    if ((flags & FARO_POST_INTERNAL) && tag > FARO_TAG_COLL_MAX)
-        faro_fatal(MPI_ERR_INTERN, "%s: internal tag %d is not below %d", fn, tag,
-                   FARO_TAG_COLL_MAX + 1);
+    int check_tag = tag;
+    if (flags & FARO_POST_INTERNAL) {
+        if (tag > FARO_TAG_COLL_MAX)
+            faro_fatal(MPI_ERR_INTERN, "%s: internal tag %d is not below %d", fn, tag,
+                       FARO_TAG_COLL_MAX + 1);
+        check_tag = 0; /* collective tags are negative by design */
+    }
     int rc = faro_check_p2p(fn, comm, buf, count, type, rank, check_tag, kind == FARO_REQ_RECV);
     if (rc)
         return rc;
