@@ -313,19 +313,21 @@ int faro_wireup(char *err, size_t errlen)
         return snprintf(err, errlen, "PMI barrier failed (process manager gone?)"), -1;
     if (node_map(err, errlen))
         return -1;
-    /* Bind as soon as the local rank is known and before any transport
-     * allocates: the shared-memory queues this rank reads are first touched
-     * after this, so they land on its NUMA node (affinity/affinity.h). */
-    if (faro_affinity_init(faro.local_rank, faro.local_size, faro.hostname, faro.rank, err,
-                           errlen))
-        return -1;
     if (faro_pmi_get("faro-key", val, sizeof val) ||
         hex_decode(val, job_key, sizeof job_key) != KEYLEN)
         return snprintf(err, errlen, "no job key from rank 0"), -1;
     if (check_transport_list(err, errlen))
         return -1;
 
+    /* The CPUs this node's ranks may share, read before binding narrows this
+     * process to its own core(s): the wait policy compares ranks with them. */
     int cores = ncores();
+    /* Bind before any transport allocates: the shared-memory queues this rank
+     * reads are first touched after this, so they land on its NUMA node
+     * (affinity/affinity.h). */
+    if (faro_affinity_init(faro.local_rank, faro.local_size, faro.hostname, faro.rank, err,
+                           errlen))
+        return -1;
     long policy = faro_tun_int(FARO_TUN_WAIT_POLICY); /* spin|yield|auto */
     faro.yield = policy == 1 || (policy == 2 && faro.local_size > cores);
     faro.depth = (int)faro_tun_int(FARO_TUN_RNDV_PIPELINE_DEPTH);
