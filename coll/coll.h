@@ -91,6 +91,82 @@ static inline struct faro_coll faro_coll_of(MPI_Comm comm, const char *fn, int t
     return c;
 }
 
+/* ---- algorithm table and selection (algorithms.def, select.c) ----
+ * Every blocking algorithm of a collective has that collective's signature
+ * below. The MPI entry point resolves MPI_IN_PLACE and the trivial cases, then
+ * asks faro_coll_select for an algorithm id and calls it through the table.
+ * "bytes" is a value every rank of the call knows alike: the bytes of the
+ * whole message (bcast, reduce, allreduce, scan: count x type size;
+ * gather/scatter/allgather/alltoall: one block x size of the communicator;
+ * reduce_scatter: the whole input vector; v/w variants where non-roots do not
+ * know the total: 0). */
+enum { FARO_ALG_COMMUTE = 1, FARO_ALG_UNIFORM = 2 };
+
+enum faro_coll_kind {
+    FARO_COLL_BARRIER, FARO_COLL_BCAST, FARO_COLL_REDUCE, FARO_COLL_ALLREDUCE,
+    FARO_COLL_GATHER, FARO_COLL_SCATTER, FARO_COLL_ALLGATHER, FARO_COLL_ALLTOALL,
+    FARO_COLL_REDUCE_SCATTER, FARO_COLL_SCAN,
+    FARO_COLL_NKINDS
+};
+
+/* Algorithm ids, one per line of algorithms.def: FARO_ALG_<COLL>_<name>. */
+enum faro_coll_alg_id {
+#define FARO_COLL_ALG(coll, name, flags, summary) FARO_ALG_##coll##_##name,
+#include "algorithms.def"
+#undef FARO_COLL_ALG
+    FARO_ALG_COUNT
+};
+
+typedef int faro_coll_barrier_fn(const struct faro_coll *c);
+typedef int faro_coll_bcast_fn(const struct faro_coll *c, void *buf, int count, MPI_Datatype t,
+                               int root);
+/* sendbuf NULL: the data is in recvbuf (in place, at root) */
+typedef int faro_coll_reduce_fn(const struct faro_coll *c, const void *sendbuf, void *recvbuf,
+                                int count, MPI_Datatype t, MPI_Op op, int root);
+/* the data is in recvbuf */
+typedef int faro_coll_allreduce_fn(const struct faro_coll *c, void *recvbuf, int count,
+                                   MPI_Datatype t, MPI_Op op);
+struct faro_coll_blocks;
+/* blks: the root's blocks (unused elsewhere); at the root sendbuf NULL: in place */
+typedef int faro_coll_gather_fn(const struct faro_coll *c, const void *sendbuf, int sendcount,
+                                MPI_Datatype sendtype, const struct faro_coll_blocks *blks,
+                                int root);
+/* at the root recvbuf NULL: in place */
+typedef int faro_coll_scatter_fn(const struct faro_coll *c, const struct faro_coll_blocks *blks,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root);
+/* the rank's own block is already in place in blks */
+typedef int faro_coll_allgather_fn(const struct faro_coll *c, const struct faro_coll_blocks *blks);
+typedef int faro_coll_alltoall_fn(const struct faro_coll *c, const struct faro_coll_blocks *send,
+                                  const struct faro_coll_blocks *recv);
+/* sendbuf NULL: in place; blks: the pieces of a vector of total elements */
+typedef int faro_coll_reduce_scatter_fn(const struct faro_coll *c, const void *sendbuf,
+                                        void *recvbuf, const struct faro_coll_blocks *blks,
+                                        int total, MPI_Datatype t, MPI_Op op);
+typedef int faro_coll_scan_fn(const struct faro_coll *c, const void *sendbuf, void *recvbuf,
+                              int count, MPI_Datatype t, MPI_Op op, int exclusive);
+
+/* The algorithm for a call (select.c): forced by FARO_COLL_<COLL>_ALGORITHM,
+ * else the tuning file's first matching rule, else the built-in table; an
+ * algorithm whose FLAGS the call does not meet is never returned. */
+int faro_coll_select(MPI_Comm comm, enum faro_coll_kind kind, size_t bytes, int commute,
+                     int uniform);
+
+/* ---- the node map (node.c) ----
+ * Which ranks of a communicator share a node: the real map (faro.node_of) or
+ * FARO_NODE_SIZE's fake one. Computed locally (no communication) on first use,
+ * cached on the communicator (comm->coll_nodes), freed with it. */
+struct faro_coll_nodes {
+    int nnodes;       /* nodes the communicator spans */
+    int my_node;      /* this rank's node: 0..nnodes-1, nodes ordered by their leaders */
+    int *node_of;     /* node of each comm rank */
+    int *leaders;     /* comm rank of each node's leader (its lowest rank) */
+    int *local;       /* comm ranks on this rank's node, ascending */
+    int local_size, local_rank;
+    int max_local;    /* most ranks on one node */
+};
+const struct faro_coll_nodes *faro_coll_nodes(MPI_Comm comm); /* NULL: out of memory */
+void faro_coll_nodes_free(MPI_Comm comm);                     /* comm.c, at destroy */
+
 /* ---- argument checks (check.c); each raises its error on comm ---- */
 int faro_coll_check_comm(const char *fn, MPI_Comm comm);
 int faro_coll_check_count(const char *fn, MPI_Comm comm, int count, const char *what);
@@ -256,6 +332,30 @@ int faro_coll_reduce_scatter_reduce_scatterv(const struct faro_coll *c, const vo
 int faro_coll_scan_recursive_doubling(const struct faro_coll *c, const void *sendbuf,
                                       void *recvbuf, int count, MPI_Datatype t, MPI_Op op,
                                       int exclusive);
+
+/* ---- algorithms added for the selection table (one file per technique) ---- */
+/* tree.c */
+faro_coll_barrier_fn faro_coll_barrier_tree;
+faro_coll_gather_fn faro_coll_gather_binomial;
+faro_coll_scatter_fn faro_coll_scatter_binomial;
+/* bruck.c */
+faro_coll_allgather_fn faro_coll_allgather_bruck;
+faro_coll_alltoall_fn faro_coll_alltoall_bruck;
+/* ring.c */
+faro_coll_allreduce_fn faro_coll_allreduce_ring;
+/* chain.c */
+faro_coll_bcast_fn faro_coll_bcast_pipeline;
+faro_coll_scan_fn faro_coll_scan_linear;
+/* halving.c */
+faro_coll_reduce_fn faro_coll_reduce_rabenseifner;
+faro_coll_reduce_scatter_fn faro_coll_reduce_scatter_recursive_halving;
+faro_coll_reduce_scatter_fn faro_coll_reduce_scatter_pairwise;
+/* node_aware.c */
+faro_coll_barrier_fn faro_coll_barrier_node_aware;
+faro_coll_bcast_fn faro_coll_bcast_node_aware;
+faro_coll_reduce_fn faro_coll_reduce_node_aware;
+faro_coll_allreduce_fn faro_coll_allreduce_node_aware;
+faro_coll_allgather_fn faro_coll_allgather_node_aware;
 
 /* ---- intercommunicators (inter.c, inter_reduce.c) ----
  * Each MPI entry point hands an intercommunicator (comm->inter) to these

@@ -41,6 +41,10 @@ struct faro_comm {
     int remote_size;
     int *remote_world;     /* job rank of remote rank r */
     struct faro_comm *local;
+    /* Collectives (coll/): nonblocking collectives started (each takes the
+     * next internal tag), and the node map of the node-aware algorithms. */
+    unsigned nbc_seq;
+    struct faro_coll_nodes *coll_nodes;
 };
 
 /* The job rank of the process a point-to-point rank r names (on an
