@@ -24,8 +24,8 @@ int faro_tp_unsupported_put(faro_tp_t *tp, int peer, const void *local, size_t l
 {
     return FARO_TP_UNSUPPORTED;
 }
-int faro_tp_unsupported_get(faro_tp_t *tp, int peer, void *local, size_t len, const void *rkey,
-                            uint64_t raddr, faro_tp_done_fn done, void *arg)
+int faro_tp_unsupported_get(faro_tp_t *tp, int peer, const struct iovec *local, int iovcnt,
+                            const void *rkey, uint64_t raddr, faro_tp_done_fn done, void *arg)
 {
     return FARO_TP_UNSUPPORTED;
 }

@@ -94,6 +94,7 @@
 #define FARO_TP_MAX_KINDS 16
 #define FARO_TP_MAX_ADDR 256
 #define FARO_TP_MAX_RKEY 32
+#define FARO_TP_MAX_GET_IOV 1024 /* local iovecs of one get (Linux UIO_MAXIOV) */
 
 enum faro_tp_status {
     FARO_TP_OK = 0,           /* accepted; completion comes later through `done` */
@@ -107,7 +108,8 @@ enum faro_tp_status {
 enum faro_tp_cap {
     FARO_TP_CAP_PUT = 1u << 0,         /* put to registered remote memory */
     FARO_TP_CAP_GET = 1u << 1,         /* get from registered remote memory */
-    FARO_TP_CAP_SINGLE_COPY = 1u << 2, /* get/put move data with one copy (CMA) */
+    FARO_TP_CAP_SINGLE_COPY = 1u << 2, /* get/put move data with one copy (CMA) and
+                                        * complete during the call (FARO_TP_DONE) */
     FARO_TP_CAP_LOCAL_ONLY = 1u << 3,  /* reaches only peers on this node */
     FARO_TP_CAP_SELF_ONLY = 1u << 4,   /* reaches only this process */
     FARO_TP_CAP_THREAD_SAFE = 1u << 5, /* ops may be called from several threads at once */
@@ -184,7 +186,10 @@ typedef struct faro_tp_ops {
     int (*mem_dereg)(faro_tp_t *tp, void *handle);
     int (*put)(faro_tp_t *tp, int peer, const void *local, size_t len, const void *rkey,
                uint64_t raddr, faro_tp_done_fn done, void *arg);
-    int (*get)(faro_tp_t *tp, int peer, void *local, size_t len, const void *rkey,
+    /* get reads the iovecs' total length from raddr onward (contiguous at the
+     * peer) into the local iovecs in order (at most FARO_TP_MAX_GET_IOV), so a
+     * receiver can land data straight in a non-contiguous buffer. */
+    int (*get)(faro_tp_t *tp, int peer, const struct iovec *local, int iovcnt, const void *rkey,
                uint64_t raddr, faro_tp_done_fn done, void *arg);
     /* FARO_TP_DONE when nothing this process posted to `peer` (every peer
      * when -1) is still held inside the transport: every message is in the
@@ -208,7 +213,7 @@ int faro_tp_unsupported_mem_reg(faro_tp_t *tp, void *buf, size_t len, void *rkey
 int faro_tp_unsupported_mem_dereg(faro_tp_t *tp, void *handle);
 int faro_tp_unsupported_put(faro_tp_t *tp, int peer, const void *local, size_t len,
                             const void *rkey, uint64_t raddr, faro_tp_done_fn done, void *arg);
-int faro_tp_unsupported_get(faro_tp_t *tp, int peer, void *local, size_t len, const void *rkey,
-                            uint64_t raddr, faro_tp_done_fn done, void *arg);
+int faro_tp_unsupported_get(faro_tp_t *tp, int peer, const struct iovec *local, int iovcnt,
+                            const void *rkey, uint64_t raddr, faro_tp_done_fn done, void *arg);
 
 #endif

@@ -97,6 +97,12 @@ void faro_type_unpack(const void *in, size_t bytes, void *buf, MPI_Datatype t);
 /* The same for bytes [pos, pos + n) of the packed stream of buf (pipelining). */
 void faro_type_pack_range(const void *buf, MPI_Datatype t, size_t pos, size_t n, void *out);
 void faro_type_unpack_range(const void *in, MPI_Datatype t, size_t pos, size_t n, void *buf);
+/* The typed-side addresses of packed bytes [pos, pos + n) of buf: at most max
+ * iovecs (adjacent pieces merged); *covered says how many bytes they hold
+ * (less than n only when max was reached). Returns the number of iovecs. */
+struct iovec;
+int faro_type_iov(const void *buf, MPI_Datatype t, size_t pos, size_t n, struct iovec *iov,
+                  int max, size_t *covered);
 
 /* Where count elements of a dense type start in buf. */
 static inline void *faro_type_dense_at(const void *buf, MPI_Datatype t)

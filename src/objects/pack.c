@@ -13,6 +13,7 @@
  */
 #include <limits.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "core.h"
 
@@ -158,6 +159,75 @@ static void walk(const void *buf, MPI_Datatype t, size_t pos, size_t n, const vo
     }
     if (n)
         part_element(base, t, 0, n, stream, unpack);
+}
+
+/* ---- the typed side as iovecs (a get lands data straight in a typed buffer) ---- */
+
+struct iov_out {
+    struct iovec *iov;
+    int n, max;
+    size_t covered;
+};
+
+/* Add len bytes at p; a piece that continues the last one extends it. 0 when full. */
+static int iov_add(struct iov_out *o, char *p, size_t len)
+{
+    if (o->n && (char *)o->iov[o->n - 1].iov_base + o->iov[o->n - 1].iov_len == p) {
+        o->iov[o->n - 1].iov_len += len;
+    } else {
+        if (o->n == o->max)
+            return 0;
+        o->iov[o->n].iov_base = p;
+        o->iov[o->n].iov_len = len;
+        o->n++;
+    }
+    o->covered += len;
+    return 1;
+}
+
+int faro_type_iov(const void *buf, MPI_Datatype t, size_t pos, size_t n, struct iovec *iov,
+                  int max, size_t *covered)
+{
+    struct iov_out o = {iov, 0, max, 0};
+    if (n == 0 || t->size == 0 || max <= 0) {
+        *covered = 0;
+        return 0;
+    }
+    if (t->dense) {
+        iov_add(&o, at(buf, t->seg[0].off + (MPI_Aint)pos), n);
+        *covered = n;
+        return 1;
+    }
+    size_t e = pos / t->size, q = pos % t->size;
+    char *base = at(buf, (MPI_Aint)e * t->extent);
+    int lo = 0, hi = t->nrun - 1; /* the run holding packed byte q of the element */
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (t->run[mid].pos <= q)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    int k = lo;
+    while (n > 0) {
+        const struct faro_run *r = &t->run[k];
+        size_t in = q - r->pos, i = in / r->len, b = in % r->len;
+        for (; i < r->n && n > 0; i++, b = 0) {
+            size_t m = r->len - b < n ? r->len - b : n;
+            if (!iov_add(&o, base + r->off + (MPI_Aint)i * r->stride + (MPI_Aint)b, m))
+                goto full;
+            n -= m;
+            q += m;
+        }
+        if (++k == t->nrun) { /* next element */
+            k = 0;
+            q = 0;
+            base += t->extent;
+        }
+    }
+full:
+    *covered = o.covered;
+    return o.n;
 }
 
 void faro_type_pack(const void *buf, size_t count, MPI_Datatype t, void *out)

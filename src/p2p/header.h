@@ -6,7 +6,9 @@
  *   EAGER      match fields + the first part of the payload; the rest of a
  *              message larger than one transport send follows as EAGER_CONT
  *   RTS        match fields + the sender's request, and a remote key when the
- *              sender's transport can expose the buffer (get by the receiver)
+ *              sender's transport can expose the buffer (get by the receiver);
+ *              a non-contiguous send over a single-copy transport is packed
+ *              while the receiver already reads (FARO_HDR_PROGRESSIVE)
  *   CTS        receiver -> sender: matched, send the data as DATA fragments
  *   DATA       one pipeline fragment at an offset of the receiver's request
  *   FIN        receiver -> sender: the get finished, the send is complete
@@ -31,7 +33,12 @@ enum faro_am_kind {
     FARO_AM_NKINDS
 };
 
-enum { FARO_HDR_SYNC = 1 }; /* the sender waits for ACK (eager) */
+enum {
+    FARO_HDR_SYNC = 1,        /* the sender waits for ACK (eager) */
+    FARO_HDR_PROGRESSIVE = 2, /* RTS: the sender is still packing; how far it got is the
+                               * 8-byte counter FARO_PACK_HDR bytes before raddr */
+};
+#define FARO_PACK_HDR 64
 
 struct faro_hdr_match {
     uint32_t ctx;

@@ -51,11 +51,7 @@ int faro_send_prepare(struct faro_request *r)
         r->data = faro_type_dense_at(r->ubuf, t);
         return MPI_SUCCESS;
     }
-    r->tmp = malloc(r->len);
-    if (!r->tmp)
-        return faro_err(r->comm, MPI_ERR_NO_MEM, "out of memory packing %zu bytes", r->len);
-    faro_type_pack(r->ubuf, (size_t)r->count, t, r->tmp);
-    r->data = r->tmp;
+    r->data = NULL; /* packed by faro_send_start, the way its protocol wants */
     return MPI_SUCCESS;
 }
 
@@ -71,6 +67,7 @@ int faro_recv_prepare(struct faro_request *r)
     if (!r->tmp)
         return faro_err(r->comm, MPI_ERR_NO_MEM, "out of memory staging %zu bytes", r->len);
     r->data = r->tmp;
+    r->landed = 0;
     faro_type_retain(t); /* unpacked at the end; released with the request (request.c) */
     return MPI_SUCCESS;
 }

@@ -4,8 +4,10 @@
  * truncated to it and reported as MPI_ERR_TRUNCATE; the rest is dropped but
  * the protocol still runs to its end so the sender completes.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "p2p/header.h"
 #include "p2p/match.h"
@@ -34,7 +36,7 @@ static inline void copy_in(struct faro_request *r, size_t off, const void *src, 
 
 void faro_recv_finish(struct faro_request *r)
 {
-    if (r->tmp)
+    if (r->tmp && !r->landed)
         faro_type_unpack(r->tmp, (size_t)r->status.faro_count, r->ubuf, r->type);
     faro_req_complete(r);
 }
@@ -57,15 +59,85 @@ static void get_done(void *arg, int status)
     faro_recv_finish(r);
 }
 
+/* A staged receive lands straight in the user's buffer (the get scatters into
+ * its pieces) when the pieces are long enough for the kernel's per-piece cost
+ * not to matter; shorter pieces are read into the staging copy and unpacked
+ * chunk by chunk. Measured here, 1 MiB: 512-byte pieces scatter in 155 us
+ * against get 90 + unpack 29; 2 KiB pieces 97 against 77 + 28. */
+#define FARO_GET_IOV_MIN_PIECE 2048
+
+static void get_sync(struct faro_transport *t, int peer, const struct faro_hdr_rts *h,
+                     const struct iovec *iov, int n, uint64_t raddr)
+{
+    int rc = t->ops->get(t->tp, peer, iov, n, h->rkey, raddr, NULL, NULL);
+    if (rc != FARO_TP_DONE)
+        faro_tp_failed(peer, "a single-copy get", rc);
+}
+
+/* Bytes [pos, pos + n) of the message, from the sender's copy into place. */
+static void pull_range(struct faro_request *r, struct faro_transport *t, int peer,
+                       const struct faro_hdr_rts *h, size_t pos, size_t n, int scatter)
+{
+    struct iovec iov[FARO_TP_MAX_GET_IOV];
+    if (!r->tmp || !scatter) {
+        iov[0] = (struct iovec){r->data + pos, n};
+        get_sync(t, peer, h, iov, 1, h->raddr + pos);
+        if (r->tmp)
+            faro_type_unpack_range(r->data + pos, r->type, pos, n, r->ubuf);
+        return;
+    }
+    while (n > 0) {
+        size_t got;
+        int k = faro_type_iov(r->ubuf, r->type, pos, n, iov, FARO_TP_MAX_GET_IOV, &got);
+        get_sync(t, peer, h, iov, k, h->raddr + pos);
+        pos += got, n -= got;
+    }
+}
+
+/* Single-copy rendezvous: the get completes in the call. A progressive sender
+ * is still packing; its counter says how much of its copy is ready. */
+static void rndv_pull(struct faro_request *r, struct faro_transport *t, int peer,
+                      const struct faro_hdr_rts *h, size_t n)
+{
+    int scatter = r->tmp && r->type->size / (size_t)r->type->nseg >= FARO_GET_IOV_MIN_PIECE;
+    uint64_t ready = h->m.flags & FARO_HDR_PROGRESSIVE ? 0 : n;
+    size_t got = 0;
+    while (got < n) {
+        if (ready <= got) {
+            struct iovec c = {&ready, sizeof ready};
+            get_sync(t, peer, h, &c, 1, h->raddr - FARO_PACK_HDR);
+            if (ready <= got) { /* the sender is packing: let it run */
+                if (faro.yield)
+                    sched_yield();
+                continue;
+            }
+        }
+        size_t end = ready < n ? (size_t)ready : n;
+        pull_range(r, t, peer, h, got, end - got, scatter);
+        got = end;
+    }
+    r->landed = r->tmp != NULL;
+}
+
 static void rndv_matched(struct faro_request *r, int peer, const struct faro_hdr_rts *h)
 {
     struct faro_transport *t = faro.peers[peer].t;
     set_status(r, &h->m);
     r->peer = peer;
     size_t n = (size_t)r->status.faro_count;
+    if (h->rkey_len && (t->attr.caps & FARO_TP_CAP_SINGLE_COPY)) {
+        rndv_pull(r, t, peer, h, n);
+        send_ack(peer, h->m.sreq, FARO_AM_FIN);
+        faro_recv_finish(r);
+        return;
+    }
+    if (h->m.flags & FARO_HDR_PROGRESSIVE)
+        faro_fatal(MPI_ERR_INTERN, "rank %d sent a progressive rendezvous over %s, which has no "
+                   "single-copy get", peer, t->ops->name);
     if (h->rkey_len && (t->attr.caps & FARO_TP_CAP_GET)) {
         r->rreq = h->m.sreq; /* get_done answers FIN to this */
-        int rc = n ? t->ops->get(t->tp, peer, r->data, n, h->rkey, h->raddr, get_done, r)
+        struct iovec iov = {r->data, n};
+        int rc = n ? t->ops->get(t->tp, peer, &iov, 1, h->rkey, h->raddr, get_done, r)
                    : FARO_TP_DONE;
         if (rc == FARO_TP_OK) {
             faro.outstanding++;
@@ -80,6 +152,7 @@ static void rndv_matched(struct faro_request *r, int peer, const struct faro_hdr
     }
     r->total = h->m.len;
     r->received = 0;
+    r->landed = r->tmp != NULL; /* on_data unpacks each fragment */
     struct faro_hdr_cts c = {.sreq = h->m.sreq, .rreq = (uintptr_t)r};
     faro_send_ctrl(peer, FARO_AM_CTS, &c, sizeof c);
 }
@@ -108,6 +181,8 @@ void *faro_place(void *core, int peer, unsigned kind, const void *hdr, size_t hd
     struct faro_hdr_data d;
     memcpy(&d, hdr, sizeof d);
     struct faro_request *r = (struct faro_request *)(uintptr_t)d.rreq;
+    if (r->tmp) /* staged: on_data unpacks from where the fragment is */
+        return NULL;
     return d.offset + len <= r->len ? r->data + d.offset : NULL;
 }
 
@@ -117,8 +192,13 @@ static void on_data(void *core, int peer, const void *hdr, size_t hdrlen, const 
     struct faro_hdr_data d;
     memcpy(&d, hdr, sizeof d);
     struct faro_request *r = (struct faro_request *)(uintptr_t)d.rreq;
-    if (data != r->data + d.offset) /* not already placed by the transport */
+    if (r->tmp) { /* staged type: straight into the user's buffer, fragment by fragment */
+        if (d.offset < r->len)
+            faro_type_unpack_range(data, r->type, d.offset,
+                                   len < r->len - d.offset ? len : r->len - d.offset, r->ubuf);
+    } else if (data != r->data + d.offset) { /* not already placed by the transport */
         copy_in(r, d.offset, data, len);
+    }
     r->received += len;
     if (r->received == r->total)
         faro_recv_finish(r);

@@ -24,6 +24,8 @@ struct faro_request {
     uint8_t active;        /* persistent: started and not yet waited */
     uint8_t user_freed;    /* MPI_Request_free while in flight: release on completion */
     uint8_t internal;      /* owned by the library (buffered send), not the user */
+    uint8_t landed;        /* staged receive: the data is already in the user's buffer */
+    uint8_t pack_lazy;     /* staged send: each pipeline fragment is packed as it leaves */
     volatile int complete;
     int pending;           /* transport completions and replies still awaited */
     MPI_Status status;
@@ -78,7 +80,8 @@ static inline void faro_status_empty(MPI_Status *s)
 /* send.c / recv.c: start the protocol for a prepared request */
 int faro_send_start(struct faro_request *r);
 int faro_recv_start(struct faro_request *r);
-/* Prepare data/len from the user's buffer (packs non-contiguous sends). */
+/* Prepare data/len from the user's buffer; a non-contiguous send leaves data
+ * NULL and faro_send_start packs it as its protocol needs. */
 int faro_send_prepare(struct faro_request *r);
 int faro_recv_prepare(struct faro_request *r);
 /* A receive's bytes are all in: unpack, complete. */

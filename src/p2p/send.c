@@ -9,6 +9,12 @@
  *             the receiver either gets the data and answers FIN, or answers
  *             CTS and the sender pipelines DATA fragments, at most
  *             FARO_RNDV_PIPELINE_DEPTH in flight.
+ *
+ * Non-contiguous sends are packed into a staging copy. Over a single-copy
+ * transport (CMA) the RTS leaves before the packing starts, and the sender
+ * publishes how far it got in a counter in front of the copy after every
+ * FARO_PACK_CHUNK bytes: the receiver reads each chunk while the next is
+ * being packed, so the two copies overlap instead of adding up.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +22,8 @@
 #include "p2p/header.h"
 #include "p2p/request.h"
 #include "runtime/log.h"
+
+#define FARO_PACK_CHUNK (64 * 1024)
 
 void faro_tp_failed(int peer, const char *op, int rc)
 {
@@ -105,6 +113,17 @@ static int send_eager(struct faro_request *r, struct faro_peer *p)
     return MPI_SUCCESS;
 }
 
+/* Room for the packed copy of a non-contiguous send, hdr bytes in front. */
+static int stage(struct faro_request *r, size_t hdr)
+{
+    r->tmp = malloc(hdr + r->len);
+    if (!r->tmp)
+        return faro_err(r->comm, MPI_ERR_NO_MEM, "out of memory packing %zu bytes (count %d)",
+                        r->len, r->count);
+    r->data = (char *)r->tmp + hdr;
+    return MPI_SUCCESS;
+}
+
 static int send_rts(struct faro_request *r, struct faro_peer *p)
 {
     struct faro_transport *t = p->t;
@@ -114,22 +133,54 @@ static int send_rts(struct faro_request *r, struct faro_peer *p)
         .ctx = r->comm->context_id, .src = r->comm->rank, .tag = r->tag,
         .len = r->len, .sreq = (uintptr_t)r,
     };
-    if ((t->attr.caps & (FARO_TP_CAP_GET)) && t->attr.rkey_size <= sizeof h.rkey &&
-        t->ops->mem_reg(t->tp, r->data, r->len, h.rkey, &r->reg) == FARO_TP_OK) {
+    const uint32_t both = FARO_TP_CAP_GET | FARO_TP_CAP_SINGLE_COPY;
+    int can_get = (t->attr.caps & FARO_TP_CAP_GET) && t->attr.rkey_size <= sizeof h.rkey;
+    int progressive = !r->data && can_get && (t->attr.caps & both) == both;
+    if (!r->data) {
+        int rc = stage(r, progressive ? FARO_PACK_HDR : 0);
+        if (rc)
+            return rc;
+    }
+    void *region = progressive ? r->tmp : r->data;
+    size_t extra = progressive ? FARO_PACK_HDR : 0;
+    if (can_get && t->ops->mem_reg(t->tp, region, extra + r->len, h.rkey, &r->reg) == FARO_TP_OK) {
         h.rkey_len = (uint8_t)t->attr.rkey_size;
         h.raddr = (uintptr_t)r->data;
+    } else {
+        progressive = 0;
+    }
+    /* Without a get the receiver answers CTS: the pipeline packs fragment by
+     * fragment, so packing overlaps the transfer there too. */
+    r->pack_lazy = r->tmp && !h.rkey_len;
+    if (r->tmp && !progressive && !r->pack_lazy)
+        faro_type_pack(r->ubuf, (size_t)r->count, r->type, r->data);
+    uint64_t *ready = r->tmp;
+    if (progressive) {
+        h.m.flags |= FARO_HDR_PROGRESSIVE;
+        __atomic_store_n(ready, 0, __ATOMIC_RELAXED);
     }
     r->pending = 1; /* FIN, or the last DATA fragment */
     faro_send_ctrl(r->peer, FARO_AM_RTS, &h, offsetof(struct faro_hdr_rts, rkey) + h.rkey_len);
+    for (size_t off = 0; progressive && off < r->len; off += FARO_PACK_CHUNK) {
+        size_t n = r->len - off < FARO_PACK_CHUNK ? r->len - off : FARO_PACK_CHUNK;
+        faro_type_pack_range(r->ubuf, r->type, off, n, r->data + off);
+        __atomic_store_n(ready, off + n, __ATOMIC_RELEASE);
+    }
     return MPI_SUCCESS;
 }
 
 int faro_send_start(struct faro_request *r)
 {
     struct faro_peer *p = &faro.peers[r->peer];
-    if (r->len <= p->eager_limit)
-        return send_eager(r, p);
-    return send_rts(r, p);
+    if (r->len > p->eager_limit)
+        return send_rts(r, p);
+    if (!r->data) { /* non-contiguous: packed whole, it is small */
+        int rc = stage(r, 0);
+        if (rc)
+            return rc;
+        faro_type_pack(r->ubuf, (size_t)r->count, r->type, r->data);
+    }
+    return send_eager(r, p);
 }
 
 /* ---- replies the sender handles ---- */
@@ -154,6 +205,8 @@ static void pipeline_pump(struct faro_request *r)
         struct faro_hdr_data d = {.rreq = r->rreq, .offset = r->off};
         size_t off = r->off;
         r->off += n;
+        if (r->pack_lazy)
+            faro_type_pack_range(r->ubuf, r->type, off, n, r->data + off);
         r->inflight += isend_frag(r, p->t, FARO_AM_DATA, &d, sizeof d, off, n, pipeline_done);
     }
     if (r->off == r->len && r->inflight == 0 && r->pending) {

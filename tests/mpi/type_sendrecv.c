@@ -134,6 +134,14 @@ static void make_cases(struct tcase *c, int *n)
         add(&c[k], i * 1024, 512);
     c[k].extent = 3 * 1024 + 512;
     k++;
+    /* 200-byte blocks: chunk boundaries of a pipelined or progressive
+     * rendezvous fall inside blocks */
+    c[k] = (struct tcase){.name = "vector-25", .basic = MPI_DOUBLE, .basic_size = 8};
+    TU_CHECK(MPI_Type_vector(3, 25, 40, MPI_DOUBLE, &c[k].type));
+    for (int i = 0; i < 3; i++)
+        add(&c[k], i * 320, 200);
+    c[k].extent = 2 * 320 + 200;
+    k++;
     for (int i = 0; i < k; i++) {
         MPI_Aint lb, ext;
         TU_CHECK(MPI_Type_commit(&c[i].type));

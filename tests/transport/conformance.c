@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "runtime/tunables.h"
@@ -262,8 +263,11 @@ static int t_rma(struct t *t, int put, int owner, const struct t_rkey *k, uint8_
                  size_t off, size_t len)
 {
     const char *op = put ? "put" : "get";
+    /* a get scatters into three local pieces, so the iovec walk is tested too */
+    struct iovec iov[3] = {{local, len / 3}, {local + len / 3, len / 3},
+                           {local + 2 * (len / 3), len - 2 * (len / 3)}};
     int r = put ? t->ops->put(t->tp, owner, local, len, k->rkey, k->raddr + off, t_rma_done, t)
-                : t->ops->get(t->tp, owner, local, len, k->rkey, k->raddr + off, t_rma_done, t);
+                : t->ops->get(t->tp, owner, iov, 3, k->rkey, k->raddr + off, t_rma_done, t);
     if (r == FARO_TP_OK) {
         long want = t->count + 1;
         return t_wait(t, t_count, want, put ? "a put" : "a get");

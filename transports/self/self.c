@@ -128,10 +128,14 @@ static int self_mem_reg(faro_tp_t *tp, void *buf, size_t len, void *rkey, void *
 
 static int self_mem_dereg(faro_tp_t *tp, void *handle) { return FARO_TP_OK; }
 
-static int self_get(faro_tp_t *tp, int peer, void *local, size_t len, const void *rkey,
-                    uint64_t raddr, faro_tp_done_fn done, void *arg)
+static int self_get(faro_tp_t *tp, int peer, const struct iovec *local, int iovcnt,
+                    const void *rkey, uint64_t raddr, faro_tp_done_fn done, void *arg)
 {
-    memcpy(local, (const void *)(uintptr_t)raddr, len);
+    const char *src = (const char *)(uintptr_t)raddr;
+    for (int i = 0; i < iovcnt; i++) {
+        memcpy(local[i].iov_base, src, local[i].iov_len);
+        src += local[i].iov_len;
+    }
     return FARO_TP_DONE;
 }
 

@@ -176,7 +176,7 @@ int faro_shm_cma_init(faro_tp_t *tp, char *why, size_t whylen);
 int faro_shm_cma_probe(faro_tp_t *tp, const struct shm_blob *b);
 int faro_shm_mem_reg(faro_tp_t *tp, void *buf, size_t len, void *rkey, void **handle);
 int faro_shm_mem_dereg(faro_tp_t *tp, void *handle);
-int faro_shm_get(faro_tp_t *tp, int peer, void *local, size_t len, const void *rkey,
+int faro_shm_get(faro_tp_t *tp, int peer, const struct iovec *local, int iovcnt, const void *rkey,
                  uint64_t raddr, faro_tp_done_fn done, void *arg);
 int faro_shm_flush(faro_tp_t *tp, int peer);
 

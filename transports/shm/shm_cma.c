@@ -155,7 +155,10 @@ int faro_shm_mem_dereg(faro_tp_t *tp, void *handle)
     return tp->cma ? FARO_TP_OK : FARO_TP_UNSUPPORTED;
 }
 
-int faro_shm_get(faro_tp_t *tp, int peer, void *local, size_t len, const void *rkey,
+/* process_vm_readv moves at most ~2 GiB per call and may stop short (a page
+ * that is not mapped, a signal): each call takes the local iovecs that fit in
+ * SHM_GET_CHUNK, and a short read resumes at the byte where it stopped. */
+int faro_shm_get(faro_tp_t *tp, int peer, const struct iovec *local, int iovcnt, const void *rkey,
                  uint64_t raddr, faro_tp_done_fn done, void *arg)
 {
     (void)done, (void)arg; /* one system call completes it: always FARO_TP_DONE */
@@ -164,26 +167,57 @@ int faro_shm_get(faro_tp_t *tp, int peer, void *local, size_t len, const void *r
     uint64_t key;
     memcpy(&key, rkey, sizeof key);
     pid_t pid = (pid_t)key;
-    if (!shm_peer_of(tp, peer) || pid <= 0) {
+    if (!shm_peer_of(tp, peer) || pid <= 0 || iovcnt > FARO_TP_MAX_GET_IOV) {
         faro_error("shm: get from rank %d: %s", peer,
-                   pid <= 0 ? "the remote key holds no process id" : "not a peer on this node");
+                   pid <= 0 ? "the remote key holds no process id"
+                   : iovcnt > FARO_TP_MAX_GET_IOV ? "more local iovecs than FARO_TP_MAX_GET_IOV"
+                                                  : "not a peer on this node");
         return FARO_TP_ERR;
     }
-    char *dst = local;
-    size_t off = 0;
-    while (off < len) {
-        size_t chunk = len - off < SHM_GET_CHUNK ? len - off : SHM_GET_CHUNK;
-        struct iovec l = {dst + off, chunk};
-        struct iovec r = {(void *)(uintptr_t)(raddr + off), chunk};
-        ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
-        if (n <= 0) {
-            int err = n < 0 ? errno : EFAULT;
+    struct iovec l[FARO_TP_MAX_GET_IOV];
+    int i = 0;          /* next local iovec */
+    size_t skip = 0;    /* bytes of local[i] already read */
+    uint64_t at = raddr;
+    while (i < iovcnt) {
+        int n = 0;
+        size_t chunk = 0;
+        for (int k = i; k < iovcnt && chunk < SHM_GET_CHUNK; k++, n++) {
+            size_t off = k == i ? skip : 0;
+            size_t len = local[k].iov_len - off;
+            if (len > SHM_GET_CHUNK - chunk)
+                len = SHM_GET_CHUNK - chunk;
+            l[n].iov_base = (char *)local[k].iov_base + off;
+            l[n].iov_len = len;
+            chunk += len;
+        }
+        if (chunk == 0) { /* only empty iovecs left */
+            break;
+        }
+        struct iovec r = {(void *)(uintptr_t)at, chunk};
+        ssize_t got = process_vm_readv(pid, l, (unsigned long)n, &r, 1, 0);
+        if (got <= 0) {
+            int err = got < 0 ? errno : EFAULT;
             faro_error("shm: get of %zu bytes from rank %d (pid %d) at 0x%" PRIx64
-                       " failed after %zu bytes: %s",
-                       len, peer, (int)pid, raddr, off, shm_cma_reason(err, 0));
+                       " failed after %" PRIu64 " bytes: %s",
+                       chunk, peer, (int)pid, raddr, at - raddr, shm_cma_reason(err, 0));
             return FARO_TP_ERR;
         }
-        off += (size_t)n; /* a short read continues where it stopped */
+        at += (uint64_t)got;
+        for (size_t left = (size_t)got; left > 0 && i < iovcnt;) {
+            size_t rest = local[i].iov_len - skip;
+            if (left < rest) {
+                skip += left;
+                left = 0;
+            } else {
+                left -= rest;
+                skip = 0;
+                i++;
+            }
+        }
+        while (i < iovcnt && local[i].iov_len == skip) { /* step over empty iovecs */
+            skip = 0;
+            i++;
+        }
     }
     return FARO_TP_DONE;
 }
