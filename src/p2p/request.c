@@ -40,7 +40,8 @@ void faro_req_release(struct faro_request *r)
 {
     if (r->kind == FARO_REQ_GREQ)
         faro_greq_destroy(r);
-    if (r->tmp && r->kind == FARO_REQ_RECV) /* a staged receive holds its type */
+    /* a staged receive, and a send that packs as it goes, hold their type */
+    if (r->tmp && (r->kind == FARO_REQ_RECV || r->pack_lazy))
         faro_type_release(r->type);
     free(r->tmp);
     r->tmp = NULL;

@@ -152,6 +152,8 @@ static int send_rts(struct faro_request *r, struct faro_peer *p)
     /* Without a get the receiver answers CTS: the pipeline packs fragment by
      * fragment, so packing overlaps the transfer there too. */
     r->pack_lazy = r->tmp && !h.rkey_len;
+    if (r->pack_lazy) /* packed after this call returns: MPI_Type_free may come first */
+        faro_type_retain(r->type);
     if (r->tmp && !progressive && !r->pack_lazy)
         faro_type_pack(r->ubuf, (size_t)r->count, r->type, r->data);
     uint64_t *ready = r->tmp;
