@@ -7,6 +7,7 @@
  *   contiguous -> typed  (the receiver scatters it)
  *   typed -> typed with Irecv posted first and the type freed before the data
  *                        arrives (the request keeps it alive)
+ *   typed -> typed with the send's type freed right after MPI_Isend
  * The expected bytes come from each type's own description (a list of
  * (offset, length) pieces per element written out here), not from the
  * library; bytes of the receive buffer outside the pieces must stay as they
@@ -272,6 +273,22 @@ int main(int argc, char **argv)
                 tu_token_send(peer, tag);
                 TU_CHECK(MPI_Wait(&rq, &st));
                 check_typed(c, count, rbase, sbase, span, "Irecv of a freed type");
+            }
+            /* Isend of a type freed before the send completes (a pipelined
+             * rendezvous packs fragments after the Isend returned) */
+            tag++;
+            if (sender) {
+                MPI_Datatype dup;
+                MPI_Request rq;
+                TU_CHECK(MPI_Type_dup(c->type, &dup));
+                TU_CHECK(MPI_Type_commit(&dup));
+                TU_CHECK(MPI_Isend(sbuf, count, dup, peer, tag, MPI_COMM_WORLD, &rq));
+                TU_CHECK(MPI_Type_free(&dup));
+                TU_CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+            } else {
+                memset(rbase, 0xEE, span);
+                TU_CHECK(MPI_Recv(rbuf, count, c->type, peer, tag, MPI_COMM_WORLD, &st));
+                check_typed(c, count, rbase, sbase, span, "Isend of a freed type");
             }
             free(sbase), free(rbase), free(packed), free(rpacked);
         }
