@@ -1,16 +1,25 @@
 /*
  * MPI_Allgather, MPI_Allgatherv. Recursive doubling when the size is a power
  * of two and the message is small (log2 size rounds, each doubling the
- * blocks held); otherwise a ring (size - 1 rounds, each link carrying every
- * block once), which suits any size and large messages.
+ * blocks held; on other sizes it runs the ring); a ring (size - 1 rounds,
+ * each link carrying every block once), which suits any size, large messages
+ * and the v variant. Bruck and node_aware are in bruck.c and node_aware.c;
+ * select.c chooses.
  */
 #include <limits.h>
 
 #include "coll.h"
 
-int faro_coll_allgather_recursive_doubling(const struct faro_coll *c, void *recvbuf,
-                                           int recvcount, MPI_Datatype recvtype)
+int faro_coll_allgather_recursive_doubling(const struct faro_coll *c,
+                                           const struct faro_coll_blocks *blks)
 {
+    void *recvbuf = blks->buf;
+    int recvcount = blks->count;
+    MPI_Datatype recvtype = blks->type;
+    /* the exchanges pair ranks r and r ^ mask: powers of two only; and the
+     * last round's count, size/2 blocks, must fit an int */
+    if ((c->size & (c->size - 1)) || (long long)recvcount * c->size > INT_MAX)
+        return faro_coll_allgather_ring(c, blks);
     for (int mask = 1; mask < c->size; mask <<= 1) {
         int partner = c->rank ^ mask;
         int mine = c->rank & ~(mask - 1), theirs = partner & ~(mask - 1);
@@ -24,7 +33,7 @@ int faro_coll_allgather_recursive_doubling(const struct faro_coll *c, void *recv
     return MPI_SUCCESS;
 }
 
-int faro_coll_allgatherv_ring(const struct faro_coll *c, const struct faro_coll_blocks *blks)
+int faro_coll_allgather_ring(const struct faro_coll *c, const struct faro_coll_blocks *blks)
 {
     int size = c->size;
     int right = (c->rank + 1) % size, left = (c->rank - 1 + size) % size;
@@ -70,21 +79,18 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         return faro_coll_err_in_place(fn, comm, "recvbuf");
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_ALLGATHER);
     if (sendbuf != MPI_IN_PLACE) {
+        /* a failed local copy (truncation) still takes part: peers wait for us */
         rc = faro_coll_copy(&c, sendbuf, sendcount, sendtype,
                             faro_coll_at(recvbuf, (MPI_Aint)comm->rank * recvcount, recvtype),
                             recvcount, recvtype);
-        if (rc)
-            return rc;
     }
     size_t total = (size_t)recvcount * recvtype->size * (size_t)comm->size;
     if (comm->size == 1 || total == 0)
-        return MPI_SUCCESS;
-    int pow2 = (comm->size & (comm->size - 1)) == 0;
-    if (pow2 && total <= FARO_COLL_ALLGATHER_RD_MAX &&
-        (long long)recvcount * comm->size <= INT_MAX)
-        return faro_coll_allgather_recursive_doubling(&c, recvbuf, recvcount, recvtype);
+        return rc;
     struct faro_coll_blocks blks = faro_coll_blocks_uniform(recvbuf, recvcount, recvtype);
-    return faro_coll_allgatherv_ring(&c, &blks);
+    int alg = faro_coll_select(comm, FARO_COLL_ALLGATHER, total, 1, 1);
+    int arc = faro_coll_algs[alg].fn.allgather(&c, &blks);
+    return rc ? rc : arc;
 }
 
 #pragma weak MPI_Allgatherv = PMPI_Allgatherv
@@ -115,10 +121,10 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     if (sendbuf != MPI_IN_PLACE) {
         rc = faro_coll_copy(&c, sendbuf, sendcount, sendtype, faro_coll_baddr(&blks, comm->rank),
                             recvcounts[comm->rank], recvtype);
-        if (rc)
-            return rc;
     }
     if (comm->size == 1)
-        return MPI_SUCCESS;
-    return faro_coll_allgatherv_ring(&c, &blks);
+        return rc;
+    int alg = faro_coll_select(comm, FARO_COLL_ALLGATHER, 0, 1, 0);
+    int arc = faro_coll_algs[alg].fn.allgather(&c, &blks);
+    return rc ? rc : arc;
 }

@@ -7,11 +7,13 @@
  *    lower-ranked side always goes on the left of the op, and every round
  *    combines two adjacent rank ranges, so a non-commutative op gets the
  *    rank-order result and every rank computes exactly the same bits.
- *  - reduce-scatter + allgather (Rabenseifner; large messages, commutative
+ *  - rabenseifner: reduce-scatter + allgather (large messages, commutative
  *    ops): recursive halving leaves each of the pof2 ranks with the reduced
  *    1/pof2 of the vector, recursive doubling gathers it back. About 2x the
  *    message per rank instead of log2 size times.
- *  - reduce + bcast (kept for the selection table of the later work).
+ *  - reduce + bcast (binomial both ways), for the selection table.
+ * The entry point picks one through select.c (ring and node_aware live in
+ * ring.c and node_aware.c).
  */
 #include "coll.h"
 
@@ -104,8 +106,8 @@ static int block_start(int i, int count, int n)
     return i * q + (i < r ? i : r);
 }
 
-int faro_coll_allreduce_rsag(const struct faro_coll *c, void *recvbuf, int count,
-                             MPI_Datatype t, MPI_Op op)
+int faro_coll_allreduce_rabenseifner(const struct faro_coll *c, void *recvbuf, int count,
+                                     MPI_Datatype t, MPI_Op op)
 {
     int pof2 = pof2_below(c->size), rem = c->size - pof2;
     struct faro_coll_tmp tt;
@@ -181,8 +183,6 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype t
     }
     if (comm->size == 1)
         return MPI_SUCCESS;
-    if (bytes >= FARO_COLL_ALLREDUCE_RSAG_MIN && count >= comm->size &&
-        faro_op_is_commutative(op))
-        return faro_coll_allreduce_rsag(&c, recvbuf, count, type, op);
-    return faro_coll_allreduce_recursive_doubling(&c, recvbuf, count, type, op);
+    int alg = faro_coll_select(comm, FARO_COLL_ALLREDUCE, bytes, faro_op_is_commutative(op), 1);
+    return faro_coll_algs[alg].fn.allreduce(&c, recvbuf, count, type, op);
 }

@@ -1,14 +1,15 @@
 /*
  * MPI_Alltoall, MPI_Alltoallv, MPI_Alltoallw. All three describe their
  * buffers as struct faro_coll_blocks and share the algorithms:
- *  - window: receives and sends to every peer posted FARO_COLL_WINDOW / 2
+ *  - scattered: receives and sends to every peer posted FARO_COLL_WINDOW / 2
  *    pairs at a time, peers taken in order rank+i / rank-i so the load
- *    spreads; small blocks and every v/w call;
+ *    spreads; medium blocks and every v/w call;
  *  - pairwise: size - 1 rounds of one sendrecv each (partner rank ^ i when
- *    the size is a power of two), for large uniform blocks;
- *  - in place: pairwise with symmetric partners (partner = i - rank mod
- *    size: both send and receive the same block), each block packed into a
- *    temporary before it is overwritten.
+ *    the size is a power of two), for large blocks;
+ *  - in place (outside the selection table): pairwise with symmetric
+ *    partners (partner = i - rank mod size: both send and receive the same
+ *    block), each block packed into a temporary before it is overwritten.
+ * Bruck's algorithm for small uniform blocks is in bruck.c; select.c chooses.
  */
 #include <stdio.h>
 
@@ -23,12 +24,11 @@ static int own_block(const struct faro_coll *c, const struct faro_coll_blocks *s
                           faro_coll_bcount(recv, r), faro_coll_btype(recv, r));
 }
 
-int faro_coll_alltoall_window(const struct faro_coll *c, const struct faro_coll_blocks *send,
-                              const struct faro_coll_blocks *recv)
+int faro_coll_alltoall_scattered(const struct faro_coll *c, const struct faro_coll_blocks *send,
+                                 const struct faro_coll_blocks *recv)
 {
-    int size = c->size, rc = own_block(c, send, recv);
-    if (rc)
-        return rc;
+    /* a failed own-block copy (truncation) still exchanges with every peer */
+    int size = c->size, lrc = own_block(c, send, recv), rc = MPI_SUCCESS;
     MPI_Request reqs[FARO_COLL_WINDOW];
     int n = 0;
     for (int i = 1; i < size; i++) {
@@ -57,21 +57,25 @@ int faro_coll_alltoall_window(const struct faro_coll *c, const struct faro_coll_
         }
     }
     int rw = faro_coll_waitall(n, reqs);
-    return rc ? rc : rw;
+    return lrc ? lrc : rc ? rc : rw;
 }
 
 int faro_coll_alltoall_pairwise(const struct faro_coll *c, const struct faro_coll_blocks *send,
                                 const struct faro_coll_blocks *recv)
 {
+    /* every step runs even after an error (a truncated block): peers wait for it */
     int size = c->size, rc = own_block(c, send, recv);
     int pow2 = (size & (size - 1)) == 0;
-    for (int i = 1; i < size && !rc; i++) {
+    for (int i = 1; i < size; i++) {
         int dst = pow2 ? c->rank ^ i : (c->rank + i) % size;
         int src = pow2 ? dst : (c->rank - i + size) % size;
-        rc = faro_coll_sendrecv(c->fn, faro_coll_baddr(send, dst), faro_coll_bcount(send, dst),
-                                faro_coll_btype(send, dst), dst, faro_coll_baddr(recv, src),
-                                faro_coll_bcount(recv, src), faro_coll_btype(recv, src), src,
-                                c->tag, c->comm, MPI_STATUS_IGNORE);
+        int src_rc = faro_coll_sendrecv(c->fn, faro_coll_baddr(send, dst),
+                                        faro_coll_bcount(send, dst), faro_coll_btype(send, dst),
+                                        dst, faro_coll_baddr(recv, src),
+                                        faro_coll_bcount(recv, src), faro_coll_btype(recv, src),
+                                        src, c->tag, c->comm, MPI_STATUS_IGNORE);
+        if (!rc)
+            rc = src_rc;
     }
     return rc;
 }
@@ -126,9 +130,8 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     if (sendbuf == MPI_IN_PLACE)
         return faro_coll_alltoall_inplace_pairwise(&c, &recv);
     struct faro_coll_blocks send = faro_coll_blocks_uniform(sendbuf, sendcount, sendtype);
-    if (block <= FARO_COLL_ALLTOALL_LINEAR_MAX || comm->size <= 2)
-        return faro_coll_alltoall_window(&c, &send, &recv);
-    return faro_coll_alltoall_pairwise(&c, &send, &recv);
+    int alg = faro_coll_select(comm, FARO_COLL_ALLTOALL, block * (size_t)comm->size, 1, 1);
+    return faro_coll_algs[alg].fn.alltoall(&c, &send, &recv);
 }
 
 static int check_v(const char *fn, MPI_Comm comm, const int *counts, const void *displs,
@@ -183,7 +186,8 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
     if (sendbuf == MPI_IN_PLACE)
         return faro_coll_alltoall_inplace_pairwise(&c, &recv);
     struct faro_coll_blocks send = faro_coll_blocks_v(sendbuf, sendcounts, sdispls, sendtype);
-    return faro_coll_alltoall_window(&c, &send, &recv);
+    int alg = faro_coll_select(comm, FARO_COLL_ALLTOALL, 0, 1, 0);
+    return faro_coll_algs[alg].fn.alltoall(&c, &send, &recv);
 }
 
 static int check_types(const char *fn, MPI_Comm comm, MPI_Datatype const *types,
@@ -232,5 +236,6 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
     if (sendbuf == MPI_IN_PLACE)
         return faro_coll_alltoall_inplace_pairwise(&c, &recv);
     struct faro_coll_blocks send = faro_coll_blocks_w(sendbuf, sendcounts, sdispls, sendtypes);
-    return faro_coll_alltoall_window(&c, &send, &recv);
+    int alg = faro_coll_select(comm, FARO_COLL_ALLTOALL, 0, 1, 0);
+    return faro_coll_algs[alg].fn.alltoall(&c, &send, &recv);
 }

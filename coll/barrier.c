@@ -30,5 +30,6 @@ int PMPI_Barrier(MPI_Comm comm)
     if (comm->size == 1)
         return MPI_SUCCESS;
     struct faro_coll c = faro_coll_of(comm, "MPI_Barrier", FARO_COLL_TAG_BARRIER);
-    return faro_coll_barrier_dissemination(&c);
+    int alg = faro_coll_select(comm, FARO_COLL_BARRIER, 0, 1, 1);
+    return faro_coll_algs[alg].fn.barrier(&c);
 }

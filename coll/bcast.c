@@ -97,6 +97,9 @@ int faro_coll_bcast_scatter_allgather(const struct faro_coll *c, void *buf, int 
                                       MPI_Datatype t, int root)
 {
     size_t bytes = (size_t)count * t->size;
+    /* pieces travel as int byte counts */
+    if ((bytes + (size_t)c->size - 1) / (size_t)c->size > INT32_MAX)
+        return faro_coll_bcast_binomial(c, buf, count, t, root);
     if (t->dense)
         return scatter_allgather_bytes(c, (char *)buf + t->seg[0].off, bytes, root);
     /* a rank whose type has holes works on a packed copy */
@@ -131,7 +134,6 @@ int PMPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
     if (comm->size == 1 || bytes == 0)
         return MPI_SUCCESS;
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_BCAST);
-    if (bytes >= FARO_COLL_BCAST_SCATTER_MIN && comm->size > 2 && bytes <= INT32_MAX)
-        return faro_coll_bcast_scatter_allgather(&c, buf, count, type, root);
-    return faro_coll_bcast_binomial(&c, buf, count, type, root);
+    int alg = faro_coll_select(comm, FARO_COLL_BCAST, bytes, 1, 1);
+    return faro_coll_algs[alg].fn.bcast(&c, buf, count, type, root);
 }

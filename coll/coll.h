@@ -70,12 +70,10 @@ enum {
     FARO_COLL_TAG_INTER_REDUCE_SCATTER = -21,
 };
 
-/* Thresholds of the algorithm choice (bytes of the whole message). */
-#define FARO_COLL_BCAST_SCATTER_MIN (256 * 1024) /* scatter + ring allgather from here */
-#define FARO_COLL_ALLGATHER_RD_MAX (512 * 1024)  /* recursive doubling up to here (2^k ranks) */
-#define FARO_COLL_ALLREDUCE_RSAG_MIN (256 * 1024) /* reduce-scatter + allgather from here */
-#define FARO_COLL_ALLTOALL_LINEAR_MAX 1024        /* per-block bytes: all posted at once */
+/* Sizes inside algorithms. The thresholds of the algorithm choice are the
+ * rules of select.c. */
 #define FARO_COLL_WINDOW 32                       /* nonblocking posts in flight at most */
+#define FARO_COLL_PIPELINE_SEG (64 * 1024)        /* segment bytes: chain.c, ring.c */
 
 /* What every algorithm needs to know about the call it serves. */
 struct faro_coll {
@@ -144,6 +142,29 @@ typedef int faro_coll_reduce_scatter_fn(const struct faro_coll *c, const void *s
                                         int total, MPI_Datatype t, MPI_Op op);
 typedef int faro_coll_scan_fn(const struct faro_coll *c, const void *sendbuf, void *recvbuf,
                               int count, MPI_Datatype t, MPI_Op op, int exclusive);
+
+/* The algorithm table (select.c), indexed by FARO_ALG_*: the entry point calls
+ * faro_coll_algs[id].fn.<coll>. */
+union faro_coll_alg_fn {
+    faro_coll_barrier_fn *barrier;
+    faro_coll_bcast_fn *bcast;
+    faro_coll_reduce_fn *reduce;
+    faro_coll_allreduce_fn *allreduce;
+    faro_coll_gather_fn *gather;
+    faro_coll_scatter_fn *scatter;
+    faro_coll_allgather_fn *allgather;
+    faro_coll_alltoall_fn *alltoall;
+    faro_coll_reduce_scatter_fn *reduce_scatter;
+    faro_coll_scan_fn *scan;
+};
+struct faro_coll_alg {
+    enum faro_coll_kind kind;
+    const char *name;    /* as users write it */
+    int flags;           /* FARO_ALG_COMMUTE | FARO_ALG_UNIFORM */
+    const char *summary;
+    union faro_coll_alg_fn fn;
+};
+extern const struct faro_coll_alg faro_coll_algs[FARO_ALG_COUNT];
 
 /* The algorithm for a call (select.c): forced by FARO_COLL_<COLL>_ALGORITHM,
  * else the tuning file's first matching rule, else the built-in table; an
@@ -243,8 +264,8 @@ int faro_coll_allreduce_recursive_doubling(const struct faro_coll *c, void *recv
                                            MPI_Datatype t, MPI_Op op);
 int faro_coll_allreduce_reduce_bcast(const struct faro_coll *c, void *recvbuf, int count,
                                      MPI_Datatype t, MPI_Op op);
-int faro_coll_allreduce_rsag(const struct faro_coll *c, void *recvbuf, int count,
-                             MPI_Datatype t, MPI_Op op);
+int faro_coll_allreduce_rabenseifner(const struct faro_coll *c, void *recvbuf, int count,
+                                     MPI_Datatype t, MPI_Op op);
 
 /* The blocks of a gather/scatter/alltoall buffer, one per rank: uniform
  * (count, type), v (counts, displs in elements, type) or w (counts, displs
@@ -301,21 +322,18 @@ int faro_coll_root_blocks(const struct faro_coll *c, const struct faro_coll_bloc
 
 /* gather(v)/scatter(v): the root's blocks described by blks (unused
  * elsewhere); at the root sendbuf (gather) or recvbuf (scatter) NULL: in place. */
-int faro_coll_gatherv_linear(const struct faro_coll *c, const void *sendbuf, int sendcount,
-                             MPI_Datatype sendtype, const struct faro_coll_blocks *blks,
-                             int root);
-int faro_coll_scatterv_linear(const struct faro_coll *c, const struct faro_coll_blocks *blks,
-                              void *recvbuf, int recvcount, MPI_Datatype recvtype, int root);
+faro_coll_gather_fn faro_coll_gather_linear;
+faro_coll_scatter_fn faro_coll_scatter_linear;
 
 /* allgather(v): the rank's own block is already in place */
-int faro_coll_allgatherv_ring(const struct faro_coll *c, const struct faro_coll_blocks *blks);
-int faro_coll_allgather_recursive_doubling(const struct faro_coll *c, void *recvbuf,
-                                           int recvcount, MPI_Datatype recvtype);
+faro_coll_allgather_fn faro_coll_allgather_ring;
+/* uniform blocks only; a size that is not a power of two runs the ring */
+faro_coll_allgather_fn faro_coll_allgather_recursive_doubling;
 
 /* alltoall(v/w): sendbuf blocks, recvbuf blocks; in place: the data is in
  * recv and goes out from there (pairwise exchange through a temporary). */
-int faro_coll_alltoall_window(const struct faro_coll *c, const struct faro_coll_blocks *send,
-                              const struct faro_coll_blocks *recv);
+int faro_coll_alltoall_scattered(const struct faro_coll *c, const struct faro_coll_blocks *send,
+                                 const struct faro_coll_blocks *recv);
 int faro_coll_alltoall_pairwise(const struct faro_coll *c, const struct faro_coll_blocks *send,
                                 const struct faro_coll_blocks *recv);
 int faro_coll_alltoall_inplace_pairwise(const struct faro_coll *c,

@@ -6,23 +6,22 @@
  */
 #include "coll.h"
 
-int faro_coll_gatherv_linear(const struct faro_coll *c, const void *sendbuf, int sendcount,
-                             MPI_Datatype sendtype, const struct faro_coll_blocks *blks,
-                             int root)
+int faro_coll_gather_linear(const struct faro_coll *c, const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, const struct faro_coll_blocks *blks, int root)
 {
     if (c->rank != root) {
         if ((size_t)sendcount * sendtype->size == 0)
             return MPI_SUCCESS;
         return faro_coll_send(c->fn, sendbuf, sendcount, sendtype, root, c->tag, c->comm);
     }
-    int rc;
-    if (sendbuf) {
-        rc = faro_coll_copy(c, sendbuf, sendcount, sendtype, faro_coll_baddr(blks, root),
-                            faro_coll_bcount(blks, root), faro_coll_btype(blks, root));
-        if (rc)
-            return rc;
-    }
-    return faro_coll_root_blocks(c, blks, root, 1);
+    /* A failed local copy (truncation) still receives every block: the
+     * senders' rendezvous would wait for the root forever otherwise. */
+    int lrc = sendbuf ? faro_coll_copy(c, sendbuf, sendcount, sendtype,
+                                       faro_coll_baddr(blks, root), faro_coll_bcount(blks, root),
+                                       faro_coll_btype(blks, root))
+                      : MPI_SUCCESS;
+    int rc = faro_coll_root_blocks(c, blks, root, 1);
+    return lrc ? lrc : rc;
 }
 
 /* Checks common to both: the send side everywhere but an in-place root. */
@@ -65,8 +64,18 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_GATHER);
     struct faro_coll_blocks blks =
         faro_coll_blocks_uniform(is_root ? recvbuf : NULL, recvcount, is_root ? recvtype : NULL);
-    return faro_coll_gatherv_linear(&c, sendbuf == MPI_IN_PLACE ? NULL : sendbuf, sendcount,
-                                    sendtype, &blks, root);
+    /* one block's bytes: the same on every rank (matching signatures) */
+    size_t block = sendbuf == MPI_IN_PLACE ? (size_t)recvcount * recvtype->size
+                                           : (size_t)sendcount * sendtype->size;
+    if (block == 0)
+        return MPI_SUCCESS;
+    if (comm->size == 1)
+        return sendbuf == MPI_IN_PLACE
+                   ? MPI_SUCCESS
+                   : faro_coll_copy(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    int alg = faro_coll_select(comm, FARO_COLL_GATHER, block * (size_t)comm->size, 1, 1);
+    return faro_coll_algs[alg].fn.gather(&c, sendbuf == MPI_IN_PLACE ? NULL : sendbuf, sendcount,
+                                         sendtype, &blks, root);
 }
 
 #pragma weak MPI_Gatherv = PMPI_Gatherv
@@ -103,6 +112,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_GATHER);
     struct faro_coll_blocks blks = faro_coll_blocks_v(is_root ? recvbuf : NULL, recvcounts,
                                                       displs, is_root ? recvtype : NULL);
-    return faro_coll_gatherv_linear(&c, sendbuf == MPI_IN_PLACE ? NULL : sendbuf, sendcount,
-                                    sendtype, &blks, root);
+    int alg = faro_coll_select(comm, FARO_COLL_GATHER, 0, 1, 0);
+    return faro_coll_algs[alg].fn.gather(&c, sendbuf == MPI_IN_PLACE ? NULL : sendbuf, sendcount,
+                                         sendtype, &blks, root);
 }

@@ -102,5 +102,6 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type
     const void *send = sendbuf == MPI_IN_PLACE ? NULL : sendbuf;
     if (comm->size == 1)
         return send ? faro_coll_copy(&c, send, count, type, recvbuf, count, type) : MPI_SUCCESS;
-    return faro_coll_reduce_binomial(&c, send, recvbuf, count, type, op, root);
+    int alg = faro_coll_select(comm, FARO_COLL_REDUCE, bytes, faro_op_is_commutative(op), 1);
+    return faro_coll_algs[alg].fn.reduce(&c, send, recvbuf, count, type, op, root);
 }

@@ -1,8 +1,9 @@
 /*
  * MPI_Reduce_scatter_block, MPI_Reduce_scatter: a reduction of the whole
  * vector to rank 0 (order-preserving for non-commutative ops, see reduce.c)
- * followed by a scatter of the pieces. Simple and correct for every op; the
- * later work adds recursive halving / pairwise variants.
+ * followed by a scatter of the pieces. Simple and correct for every op, so
+ * it serves the non-commutative ones; recursive halving and pairwise
+ * (halving.c) serve commutative ops, as select.c chooses.
  */
 #include <limits.h>
 
@@ -26,7 +27,7 @@ int faro_coll_reduce_scatter_reduce_scatterv(const struct faro_coll *c, const vo
     if (!rc) {
         struct faro_coll_blocks from = *blks;
         from.buf = whole;
-        rc = faro_coll_scatterv_linear(c, &from, recvbuf, faro_coll_bcount(blks, c->rank), t, 0);
+        rc = faro_coll_scatter_linear(c, &from, recvbuf, faro_coll_bcount(blks, c->rank), t, 0);
     }
     faro_coll_tmp_free(&tt);
     return rc;
@@ -75,8 +76,9 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
         return send ? faro_coll_copy(&c, send, recvcount, type, recvbuf, recvcount, type)
                     : MPI_SUCCESS;
     struct faro_coll_blocks blks = faro_coll_blocks_uniform(NULL, recvcount, type);
-    return faro_coll_reduce_scatter_reduce_scatterv(&c, send, recvbuf, &blks, (int)total, type,
-                                                    op);
+    int alg = faro_coll_select(comm, FARO_COLL_REDUCE_SCATTER, (size_t)total * type->size,
+                               faro_op_is_commutative(op), 1);
+    return faro_coll_algs[alg].fn.reduce_scatter(&c, send, recvbuf, &blks, (int)total, type, op);
 }
 
 #pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
@@ -119,7 +121,10 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
     for (int i = 0, d = 0; i < comm->size; d += recvcounts[i], i++)
         displs[i] = d;
     struct faro_coll_blocks blks = faro_coll_blocks_v(NULL, recvcounts, displs, type);
-    rc = faro_coll_reduce_scatter_reduce_scatterv(&c, send, recvbuf, &blks, (int)total, type, op);
+    /* every rank knows all recvcounts: the total is known alike */
+    int alg = faro_coll_select(comm, FARO_COLL_REDUCE_SCATTER, (size_t)total * type->size,
+                               faro_op_is_commutative(op), 0);
+    rc = faro_coll_algs[alg].fn.reduce_scatter(&c, send, recvbuf, &blks, (int)total, type, op);
     faro_coll_tmp_free(&td);
     return rc;
 }

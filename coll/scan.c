@@ -74,7 +74,9 @@ static int scan(const char *fn, int tag, int exclusive, const void *sendbuf, voi
     const void *send = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     if (comm->size == 1)
         return exclusive ? MPI_SUCCESS : faro_coll_copy(&c, send, count, type, recvbuf, count, type);
-    return faro_coll_scan_recursive_doubling(&c, send, recvbuf, count, type, op, exclusive);
+    int alg = faro_coll_select(comm, FARO_COLL_SCAN, (size_t)count * type->size,
+                               faro_op_is_commutative(op), 1);
+    return faro_coll_algs[alg].fn.scan(&c, send, recvbuf, count, type, op, exclusive);
 }
 
 #pragma weak MPI_Scan = PMPI_Scan

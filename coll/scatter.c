@@ -4,8 +4,8 @@
  */
 #include "coll.h"
 
-int faro_coll_scatterv_linear(const struct faro_coll *c, const struct faro_coll_blocks *blks,
-                              void *recvbuf, int recvcount, MPI_Datatype recvtype, int root)
+int faro_coll_scatter_linear(const struct faro_coll *c, const struct faro_coll_blocks *blks,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root)
 {
     if (c->rank != root) {
         if ((size_t)recvcount * recvtype->size == 0)
@@ -13,13 +13,12 @@ int faro_coll_scatterv_linear(const struct faro_coll *c, const struct faro_coll_
         return faro_coll_recv(c->fn, recvbuf, recvcount, recvtype, root, c->tag, c->comm,
                               MPI_STATUS_IGNORE);
     }
-    if (recvbuf) {
-        int rc = faro_coll_copy(c, faro_coll_baddr(blks, root), faro_coll_bcount(blks, root),
-                                faro_coll_btype(blks, root), recvbuf, recvcount, recvtype);
-        if (rc)
-            return rc;
-    }
-    return faro_coll_root_blocks(c, blks, root, 0);
+    /* a failed local copy (truncation) still sends every block */
+    int lrc = recvbuf ? faro_coll_copy(c, faro_coll_baddr(blks, root), faro_coll_bcount(blks, root),
+                                       faro_coll_btype(blks, root), recvbuf, recvcount, recvtype)
+                      : MPI_SUCCESS;
+    int rc = faro_coll_root_blocks(c, blks, root, 0);
+    return lrc ? lrc : rc;
 }
 
 static int check_recv(const char *fn, MPI_Comm comm, const void *recvbuf, int recvcount,
@@ -61,8 +60,18 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_SCATTER);
     struct faro_coll_blocks blks =
         faro_coll_blocks_uniform(is_root ? sendbuf : NULL, sendcount, is_root ? sendtype : NULL);
-    return faro_coll_scatterv_linear(&c, &blks, recvbuf == MPI_IN_PLACE ? NULL : recvbuf,
-                                     recvcount, recvtype, root);
+    /* one block's bytes: the same on every rank (matching signatures) */
+    size_t block = recvbuf == MPI_IN_PLACE ? (size_t)sendcount * sendtype->size
+                                           : (size_t)recvcount * recvtype->size;
+    if (block == 0)
+        return MPI_SUCCESS;
+    if (comm->size == 1)
+        return recvbuf == MPI_IN_PLACE
+                   ? MPI_SUCCESS
+                   : faro_coll_copy(&c, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
+    int alg = faro_coll_select(comm, FARO_COLL_SCATTER, block * (size_t)comm->size, 1, 1);
+    return faro_coll_algs[alg].fn.scatter(&c, &blks, recvbuf == MPI_IN_PLACE ? NULL : recvbuf,
+                                          recvcount, recvtype, root);
 }
 
 #pragma weak MPI_Scatterv = PMPI_Scatterv
@@ -99,6 +108,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_SCATTER);
     struct faro_coll_blocks blks = faro_coll_blocks_v(is_root ? sendbuf : NULL, sendcounts,
                                                       displs, is_root ? sendtype : NULL);
-    return faro_coll_scatterv_linear(&c, &blks, recvbuf == MPI_IN_PLACE ? NULL : recvbuf,
-                                     recvcount, recvtype, root);
+    int alg = faro_coll_select(comm, FARO_COLL_SCATTER, 0, 1, 0);
+    return faro_coll_algs[alg].fn.scatter(&c, &blks, recvbuf == MPI_IN_PLACE ? NULL : recvbuf,
+                                          recvcount, recvtype, root);
 }

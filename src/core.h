@@ -126,6 +126,9 @@ int faro_comm_init(void);
 
 /* progress.c */
 int faro_progress(void);           /* poll every transport once; events seen */
+/* Set while work outside the core needs polling (coll/nbc_sched.c: active
+ * nonblocking collectives); faro_progress calls it after the transports. */
+extern int (*faro_progress_hook)(void);
 void faro_progress_idle(int events); /* the wait policy, after an idle poll */
 
 #define FARO_WAIT_UNTIL(cond)                       \

@@ -6,6 +6,8 @@
 
 #include "core.h"
 
+int (*faro_progress_hook)(void);
+
 int faro_progress(void)
 {
     int events = 0;
@@ -18,6 +20,8 @@ int faro_progress(void)
             faro_fatal(MPI_ERR_OTHER, "transport %s failed while polling", t->ops->name);
         events += n;
     }
+    if (__builtin_expect(faro_progress_hook != NULL, 0))
+        events += faro_progress_hook();
     return events;
 }
 

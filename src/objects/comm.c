@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "coll.h"
 #include "p2p/match.h"
 #include "p2p/request.h"
 #include "runtime/log.h"
@@ -77,6 +78,7 @@ void faro_comm_destroy(MPI_Comm c)
     if (c->info)
         PMPI_Info_free(&c->info);
     faro_topo_free(c->topo);
+    faro_coll_nodes_free(c);
     int stale = faro_mq_drop(c->context_id);
     if (stale)
         faro_warn("a freed communicator (context %u) still had %d unreceived message%s: "

@@ -14,7 +14,11 @@ static int req_error(const char *fn, struct faro_request *r)
     if (cls == MPI_SUCCESS)
         return MPI_SUCCESS;
     int code;
-    if (cls == MPI_ERR_TRUNCATE)
+    if (r->kind == FARO_REQ_COLL)
+        code = faro_err(r->comm, cls, "%s: a nonblocking collective failed: one of its "
+                        "messages or local steps failed with this error class (counts or types "
+                        "that do not match across ranks give MPI_ERR_TRUNCATE)", fn);
+    else if (cls == MPI_ERR_TRUNCATE)
         code = faro_err(r->comm, cls,
                         "%s: message from rank %d (tag %d) has %zu bytes but the receive buffer "
                         "holds %zu (count %d): truncated",
@@ -319,6 +323,10 @@ int PMPI_Cancel(MPI_Request *request)
     if (!request || faro_req_check(*request))
         return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Cancel: not a valid request");
     struct faro_request *r = *request;
+    if (r->kind == FARO_REQ_COLL)
+        return faro_err(r->comm, MPI_ERR_REQUEST,
+                        "MPI_Cancel: cannot cancel a nonblocking collective (complete it with "
+                        "MPI_Wait/MPI_Test, or MPI_Request_free it)");
     if (r->kind == FARO_REQ_GREQ) {
         int rc = faro_greq_cancel(r);
         return rc ? faro_err_pass(MPI_COMM_SELF, rc, "MPI_Cancel: the cancel callback of a "

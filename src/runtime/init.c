@@ -14,6 +14,7 @@
 #include "runtime/log.h"
 #include "runtime/pmi.h"
 #include "runtime/tunables.h"
+#include "select.h"
 
 struct faro_state faro = {.rank = 0, .size = 1};
 
@@ -30,6 +31,8 @@ static int init(int required, int *provided)
                         faro.finalized ? "MPI_Init: called after MPI_Finalize"
                                        : "MPI_Init: called twice");
     if (faro_tunables_load(err, sizeof err))
+        init_failed(err);
+    if (faro_coll_select_init(err, sizeof err)) /* a bad FARO_COLL_TUNING_FILE stops here */
         init_failed(err);
     faro_log_level = (int)faro_tun_int(FARO_TUN_VERBOSE);
 

@@ -6,12 +6,15 @@
  * whether it is usable and with which limits, and lists every tunable with its
  * current value. `--man` writes faro-tunables(7). `--map -n N` prints the
  * placement N ranks of one node would get (affinity/affinity.h), binding nothing.
+ * `--coll` lists the collective algorithms and the selection rules in effect
+ * (coll/select.h), in the FARO_COLL_TUNING_FILE format.
  */
 #include "config.h"
 #include "affinity.h"
 #include "man_tunables.h"
 #include "runtime/log.h"
 #include "runtime/tunables.h"
+#include "select.h"
 #include "transport.h"
 
 #include <fcntl.h>
@@ -34,6 +37,8 @@ static void usage(FILE *out)
           "      --tunables    only the tunables\n"
           "      --transports  only the transports\n"
           "      --man         print the faro-tunables(7) man page (roff)\n"
+          "      --coll        the collective algorithms and the selection rules in effect\n"
+          "                    (after FARO_COLL_TUNING_FILE), as a tuning file to edit\n"
           "      --map -n N [--map-by X] [--bind-to Y] [--cpus-per-rank K] [--topology SPEC]\n"
           "                    [--nic NAME]\n"
           "                    print the placement N ranks of one node would get, one line\n"
@@ -305,7 +310,7 @@ static int show_map(int nranks, const char *map_by, const char *bind_to, const c
 
 int main(int argc, char **argv)
 {
-    int what = 0, all = 0, man = 0, map = 0, nranks = 0;
+    int what = 0, all = 0, man = 0, map = 0, nranks = 0, coll = 0;
     const char *map_opt[5] = {NULL}; /* map-by, bind-to, cpus-per-rank, topology, nic */
     static const char *const map_opt_names[5] = {"--map-by", "--bind-to", "--cpus-per-rank",
                                                  "--topology", "--nic"};
@@ -341,6 +346,8 @@ int main(int argc, char **argv)
             what |= SHOW_TRANSPORTS;
         else if (!strcmp(a, "--man"))
             man = 1;
+        else if (!strcmp(a, "--coll"))
+            coll = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
@@ -349,7 +356,7 @@ int main(int argc, char **argv)
             return 0;
         } else {
             fprintf(stderr, "faro_info: unknown option '%s'; allowed: --all, --tunables, "
-                            "--transports, --man, --map (with -n, --map-by, --bind-to, "
+                            "--transports, --man, --coll, --map (with -n, --map-by, --bind-to, "
                             "--cpus-per-rank, --topology, --nic), --help, --version\n", a);
             return 2;
         }
@@ -368,6 +375,17 @@ int main(int argc, char **argv)
         return 1;
     }
     faro_log_level = (int)faro_tun_int(FARO_TUN_VERBOSE);
+    if (coll || all) {
+        if (faro_coll_select_init(err, sizeof err) != 0) {
+            faro_error("%s", err);
+            return 1;
+        }
+    }
+    if (coll) {
+        faro_coll_print_algorithms(stdout);
+        faro_coll_print_rules(stdout);
+        return fflush(stdout) == 0 ? 0 : 1;
+    }
     if (map)
         return show_map(nranks, map_opt[0] ? map_opt[0] : faro_tun_str(FARO_TUN_MAP_BY),
                         map_opt[1] ? map_opt[1] : faro_tun_str(FARO_TUN_BIND_TO),
@@ -390,5 +408,12 @@ int main(int argc, char **argv)
         show_transports();
     if (what & SHOW_TUNABLES)
         show_tunables(all);
+    if ((what & SHOW_TUNABLES) && all) {
+        printf("\nCollective algorithms and selection (faro-coll(7)):\n");
+        faro_coll_print_algorithms(stdout);
+        faro_coll_print_rules(stdout);
+    } else if (what & SHOW_TUNABLES) {
+        printf("\nCollective algorithms and their selection rules: faro_info --coll\n");
+    }
     return fflush(stdout) == 0 ? 0 : 1;
 }
