@@ -1,0 +1,8 @@
+/*
+ * nbc_on_coll_bottom: tests/mpi/coll_bottom.c run on the nonblocking collectives
+ * (each collective call becomes its MPI_I* form and a completion call; see
+ * nbc_wrap.h). Its references and checks are coll_bottom's own.
+ */
+#include "util.h"
+#include "nbc_wrap.h"
+#include "coll_bottom.c"

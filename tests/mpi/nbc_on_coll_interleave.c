@@ -1,0 +1,8 @@
+/*
+ * nbc_on_coll_interleave: tests/mpi/coll_interleave.c run on the nonblocking collectives
+ * (each collective call becomes its MPI_I* form and a completion call; see
+ * nbc_wrap.h). Its references and checks are coll_interleave's own.
+ */
+#include "util.h"
+#include "nbc_wrap.h"
+#include "coll_interleave.c"
