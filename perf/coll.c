@@ -28,51 +28,14 @@
  * the buffers through a region larger than the last-level cache, one slot
  * per call.
  *
- * The nonblocking forms need MPI-3. Faro's mpi.h gains them over time, so
- * against Faro they are referenced weakly and a missing one is reported
- * and skipped at run time.
+ * The nonblocking forms need MPI-3 (MPI_VERSION >= 3); with an older mpi.h
+ * they are reported and skipped.
  *
  * Usage and output formats: perf/README.
  */
 #include "perf_common.h"
 
-#if defined(FARO) && defined(__GNUC__)
-/* Declared again (the same MPI-3.1 signatures) so that the program builds
- * before Faro's mpi.h has them; weak, so a library without one links and
- * the run skips it. */
-#define PERF_NBC 1
-#define PERF_NBC_WEAK 1
-int MPI_Ibarrier(MPI_Comm, MPI_Request *) __attribute__((weak));
-int MPI_Ibcast(void *, int, MPI_Datatype, int, MPI_Comm, MPI_Request *) __attribute__((weak));
-int MPI_Ireduce(const void *, void *, int, MPI_Datatype, MPI_Op, int, MPI_Comm, MPI_Request *)
-    __attribute__((weak));
-int MPI_Iallreduce(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *)
-    __attribute__((weak));
-int MPI_Igather(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm,
-                MPI_Request *) __attribute__((weak));
-int MPI_Igatherv(const void *, int, MPI_Datatype, void *, const int[], const int[], MPI_Datatype,
-                 int, MPI_Comm, MPI_Request *) __attribute__((weak));
-int MPI_Iscatter(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, int, MPI_Comm,
-                 MPI_Request *) __attribute__((weak));
-int MPI_Iscatterv(const void *, const int[], const int[], MPI_Datatype, void *, int, MPI_Datatype,
-                  int, MPI_Comm, MPI_Request *) __attribute__((weak));
-int MPI_Iallgather(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
-                   MPI_Request *) __attribute__((weak));
-int MPI_Iallgatherv(const void *, int, MPI_Datatype, void *, const int[], const int[],
-                    MPI_Datatype, MPI_Comm, MPI_Request *) __attribute__((weak));
-int MPI_Ialltoall(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm,
-                  MPI_Request *) __attribute__((weak));
-int MPI_Ialltoallv(const void *, const int[], const int[], MPI_Datatype, void *, const int[],
-                   const int[], MPI_Datatype, MPI_Comm, MPI_Request *) __attribute__((weak));
-int MPI_Ireduce_scatter(const void *, void *, const int[], MPI_Datatype, MPI_Op, MPI_Comm,
-                        MPI_Request *) __attribute__((weak));
-int MPI_Ireduce_scatter_block(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm,
-                              MPI_Request *) __attribute__((weak));
-int MPI_Iscan(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *)
-    __attribute__((weak));
-int MPI_Iexscan(const void *, void *, int, MPI_Datatype, MPI_Op, MPI_Comm, MPI_Request *)
-    __attribute__((weak));
-#elif MPI_VERSION >= 3
+#if MPI_VERSION >= 3
 #define PERF_NBC 1
 #endif
 
@@ -122,15 +85,7 @@ struct call {
 
 static int nb_missing(int c)
 {
-#ifdef PERF_NBC_WEAK
-    void *f[NCOLL] = {
-        (void *)MPI_Ibarrier, (void *)MPI_Ibcast, (void *)MPI_Ireduce, (void *)MPI_Iallreduce,
-        (void *)MPI_Igather, (void *)MPI_Igatherv, (void *)MPI_Iscatter, (void *)MPI_Iscatterv,
-        (void *)MPI_Iallgather, (void *)MPI_Iallgatherv, (void *)MPI_Ialltoall,
-        (void *)MPI_Ialltoallv, (void *)MPI_Ireduce_scatter, (void *)MPI_Ireduce_scatter_block,
-        (void *)MPI_Iscan, (void *)MPI_Iexscan};
-    return f[c] == NULL;
-#elif defined(PERF_NBC)
+#if defined(PERF_NBC)
     (void)c;
     return 0;
 #else
