@@ -49,17 +49,6 @@ int faro_coll_allgather_ring(const struct faro_coll *c, const struct faro_coll_b
     return MPI_SUCCESS;
 }
 
-static int check_send(const char *fn, MPI_Comm comm, const void *sendbuf, int sendcount,
-                      MPI_Datatype sendtype, const void *recvbuf)
-{
-    if (sendbuf == MPI_IN_PLACE)
-        return MPI_SUCCESS;
-    int rc = faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
-    if (!rc && sendbuf == recvbuf && sendbuf && (size_t)sendcount * sendtype->size > 0)
-        rc = faro_coll_err_alias(fn, comm);
-    return rc;
-}
-
 #pragma weak MPI_Allgather = PMPI_Allgather
 int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm)
@@ -70,13 +59,10 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         return faro_inter_allgatherv(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL,
                                      NULL, recvtype, comm);
     if (!rc)
-        rc = faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
-    if (!rc)
-        rc = check_send(fn, comm, sendbuf, sendcount, sendtype, recvbuf);
+        rc = faro_coll_check_allgather(fn, comm, sendbuf, sendcount, sendtype, recvbuf,
+                                       recvcount, recvtype);
     if (rc)
         return rc;
-    if (recvbuf == MPI_IN_PLACE)
-        return faro_coll_err_in_place(fn, comm, "recvbuf");
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_ALLGATHER);
     if (sendbuf != MPI_IN_PLACE) {
         /* a failed local copy (truncation) still takes part: peers wait for us */
@@ -104,18 +90,10 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         return faro_inter_allgatherv(fn, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
                                      displs, recvtype, comm);
     if (!rc)
-        rc = faro_coll_check_type(fn, comm, recvtype, "recvtype");
-    if (!rc)
-        rc = faro_coll_check_counts(fn, comm, recvcounts, comm->size, "recvcounts");
-    if (!rc && !displs)
-        rc = faro_err(comm, MPI_ERR_ARG, "%s: displs is NULL (an array of %d displacements)", fn,
-                      comm->size);
-    if (!rc)
-        rc = check_send(fn, comm, sendbuf, sendcount, sendtype, recvbuf);
+        rc = faro_coll_check_allgatherv(fn, comm, sendbuf, sendcount, sendtype, recvbuf,
+                                        recvcounts, displs, recvtype);
     if (rc)
         return rc;
-    if (recvbuf == MPI_IN_PLACE)
-        return faro_coll_err_in_place(fn, comm, "recvbuf");
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_ALLGATHER);
     struct faro_coll_blocks blks = faro_coll_blocks_v(recvbuf, recvcounts, displs, recvtype);
     if (sendbuf != MPI_IN_PLACE) {

@@ -11,8 +11,6 @@
  *    block), each block packed into a temporary before it is overwritten.
  * Bruck's algorithm for small uniform blocks is in bruck.c; select.c chooses.
  */
-#include <stdio.h>
-
 #include "coll.h"
 
 static int own_block(const struct faro_coll *c, const struct faro_coll_blocks *send,
@@ -115,16 +113,11 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
         return faro_inter_alltoallw(fn, 0, sendbuf, sendcount, NULL, NULL, sendtype, NULL, recvbuf,
                                     recvcount, NULL, NULL, recvtype, NULL, comm);
     if (!rc)
-        rc = faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
-    if (!rc && sendbuf != MPI_IN_PLACE)
-        rc = faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
+        rc = faro_coll_check_alltoall(fn, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                      recvtype);
     if (rc)
         return rc;
-    if (recvbuf == MPI_IN_PLACE)
-        return faro_coll_err_in_place(fn, comm, "recvbuf");
     size_t block = (size_t)recvcount * recvtype->size;
-    if (sendbuf == recvbuf && block > 0)
-        return faro_coll_err_alias(fn, comm);
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_ALLTOALL);
     struct faro_coll_blocks recv = faro_coll_blocks_uniform(recvbuf, recvcount, recvtype);
     if (sendbuf == MPI_IN_PLACE)
@@ -132,28 +125,6 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     struct faro_coll_blocks send = faro_coll_blocks_uniform(sendbuf, sendcount, sendtype);
     int alg = faro_coll_select(comm, FARO_COLL_ALLTOALL, block * (size_t)comm->size, 1, 1);
     return faro_coll_algs[alg].fn.alltoall(&c, &send, &recv);
-}
-
-static int check_v(const char *fn, MPI_Comm comm, const int *counts, const void *displs,
-                   const char *side)
-{
-    char what[16];
-    snprintf(what, sizeof what, "%scounts", side);
-    int rc = faro_coll_check_counts(fn, comm, counts, comm->size, what);
-    if (!rc && !displs)
-        rc = faro_err(comm, MPI_ERR_ARG, "%s: %sdispls is NULL (an array of %d displacements)",
-                      fn, side, comm->size);
-    return rc;
-}
-
-/* The standard forbids overlapping buffers only where data moves: programs
- * (mpi4py among them) pass the same pointer for empty buffers. */
-static int moves_bytes(const int counts[], MPI_Datatype type, const MPI_Datatype types[], int n)
-{
-    for (int i = 0; i < n; i++)
-        if (counts[i] > 0 && (types ? types[i] : type)->size > 0)
-            return 1;
-    return 0;
 }
 
 #pragma weak MPI_Alltoallv = PMPI_Alltoallv
@@ -167,20 +138,10 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
         return faro_inter_alltoallw(fn, 0, sendbuf, 0, sendcounts, sdispls, sendtype, NULL, recvbuf,
                                     0, recvcounts, rdispls, recvtype, NULL, comm);
     if (!rc)
-        rc = check_v(fn, comm, recvcounts, rdispls, "recv");
-    if (!rc)
-        rc = faro_coll_check_type(fn, comm, recvtype, "recvtype");
-    if (!rc && sendbuf != MPI_IN_PLACE)
-        rc = check_v(fn, comm, sendcounts, sdispls, "send");
-    if (!rc && sendbuf != MPI_IN_PLACE)
-        rc = faro_coll_check_type(fn, comm, sendtype, "sendtype");
+        rc = faro_coll_check_alltoallv(fn, comm, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                       recvcounts, rdispls, recvtype);
     if (rc)
         return rc;
-    if (recvbuf == MPI_IN_PLACE)
-        return faro_coll_err_in_place(fn, comm, "recvbuf");
-    if (sendbuf == recvbuf && sendbuf && moves_bytes(sendcounts, sendtype, NULL, comm->size) &&
-        moves_bytes(recvcounts, recvtype, NULL, comm->size))
-        return faro_coll_err_alias(fn, comm);
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_ALLTOALL);
     struct faro_coll_blocks recv = faro_coll_blocks_v(recvbuf, recvcounts, rdispls, recvtype);
     if (sendbuf == MPI_IN_PLACE)
@@ -188,22 +149,6 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
     struct faro_coll_blocks send = faro_coll_blocks_v(sendbuf, sendcounts, sdispls, sendtype);
     int alg = faro_coll_select(comm, FARO_COLL_ALLTOALL, 0, 1, 0);
     return faro_coll_algs[alg].fn.alltoall(&c, &send, &recv);
-}
-
-static int check_types(const char *fn, MPI_Comm comm, MPI_Datatype const *types,
-                       const char *side)
-{
-    if (!types)
-        return faro_err(comm, MPI_ERR_ARG, "%s: %stypes is NULL (an array of %d datatypes)", fn,
-                        side, comm->size);
-    for (int i = 0; i < comm->size; i++) {
-        if (faro_type_check(types[i]))
-            return faro_err(comm, MPI_ERR_TYPE, "%s: %stypes[%d] %s", fn, side, i,
-                            types[i] == MPI_DATATYPE_NULL
-                                ? "is MPI_DATATYPE_NULL"
-                                : "is not a committed datatype (MPI_Type_commit)");
-    }
-    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Alltoallw = PMPI_Alltoallw
@@ -217,20 +162,10 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
         return faro_inter_alltoallw(fn, 1, sendbuf, 0, sendcounts, sdispls, NULL, sendtypes,
                                     recvbuf, 0, recvcounts, rdispls, NULL, recvtypes, comm);
     if (!rc)
-        rc = check_v(fn, comm, recvcounts, rdispls, "recv");
-    if (!rc)
-        rc = check_types(fn, comm, recvtypes, "recv");
-    if (!rc && sendbuf != MPI_IN_PLACE)
-        rc = check_v(fn, comm, sendcounts, sdispls, "send");
-    if (!rc && sendbuf != MPI_IN_PLACE)
-        rc = check_types(fn, comm, sendtypes, "send");
+        rc = faro_coll_check_alltoallw(fn, comm, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                       recvcounts, rdispls, recvtypes);
     if (rc)
         return rc;
-    if (recvbuf == MPI_IN_PLACE)
-        return faro_coll_err_in_place(fn, comm, "recvbuf");
-    if (sendbuf == recvbuf && sendbuf && moves_bytes(sendcounts, NULL, sendtypes, comm->size) &&
-        moves_bytes(recvcounts, NULL, recvtypes, comm->size))
-        return faro_coll_err_alias(fn, comm);
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_ALLTOALL);
     struct faro_coll_blocks recv = faro_coll_blocks_w(recvbuf, recvcounts, rdispls, recvtypes);
     if (sendbuf == MPI_IN_PLACE)

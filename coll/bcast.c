@@ -123,13 +123,9 @@ int PMPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
     if (!rc && comm->inter)
         return faro_inter_bcast(buf, count, type, root, comm);
     if (!rc)
-        rc = faro_coll_check_buf(fn, comm, count, type, "");
-    if (!rc)
-        rc = faro_coll_check_root(fn, comm, root);
+        rc = faro_coll_check_bcast(fn, comm, buf, count, type, root);
     if (rc)
         return rc;
-    if (buf == MPI_IN_PLACE)
-        return faro_coll_err_in_place(fn, comm, "the buffer");
     size_t bytes = (size_t)count * type->size;
     if (comm->size == 1 || bytes == 0)
         return MPI_SUCCESS;

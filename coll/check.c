@@ -111,3 +111,278 @@ int faro_coll_err_alias(const char *fn, MPI_Comm comm)
                     "for an in-place operation)",
                     fn);
 }
+
+/* ---- the data-moving collectives: one check per call, shared by the
+ * blocking and the nonblocking entry point (the communicator, and for the
+ * nonblocking ones the request, are checked before) ---- */
+
+static int check_displs(const char *fn, MPI_Comm comm, const int *displs, const char *what)
+{
+    if (!displs)
+        return faro_err(comm, MPI_ERR_ARG, "%s: %s is NULL (an array of %d displacements)", fn,
+                        what, comm->size);
+    return MPI_SUCCESS;
+}
+
+/* Gather(v) and Scatter(v) are mirror images: the leaf side (gather's send,
+ * scatter's receive) is on every rank but may be MPI_IN_PLACE at the root;
+ * the root side (gather's receive, scatter's send) is checked at the root
+ * only: one count and type, or (vector) counts, displs and a type. The
+ * names say which side is which in the messages. */
+struct rooted_side {
+    const void *buf;
+    int count;
+    const int *counts, *displs;
+    MPI_Datatype type;
+    const char *name; /* "send" or "recv" */
+};
+
+static int check_rooted(const char *fn, MPI_Comm comm, const struct rooted_side *leaf,
+                        const struct rooted_side *top, int vector, int root)
+{
+    char what[48];
+    int rc = faro_coll_check_root(fn, comm, root);
+    if (rc)
+        return rc;
+    if (leaf->buf == MPI_IN_PLACE) {
+        if (comm->rank != root) {
+            snprintf(what, sizeof what, "%sbuf on a rank other than the root", leaf->name);
+            return faro_coll_err_in_place(fn, comm, what);
+        }
+    } else if ((rc = faro_coll_check_buf(fn, comm, leaf->count, leaf->type, leaf->name))) {
+        return rc;
+    }
+    if (comm->rank != root)
+        return MPI_SUCCESS;
+    if (!vector) {
+        rc = faro_coll_check_buf(fn, comm, top->count, top->type, top->name);
+    } else {
+        snprintf(what, sizeof what, "%stype", top->name);
+        rc = faro_coll_check_type(fn, comm, top->type, what);
+        if (!rc) {
+            snprintf(what, sizeof what, "%scounts", top->name);
+            rc = faro_coll_check_counts(fn, comm, top->counts, comm->size, what);
+        }
+        if (!rc)
+            rc = check_displs(fn, comm, top->displs, "displs");
+    }
+    if (rc)
+        return rc;
+    if (top->buf == MPI_IN_PLACE) {
+        snprintf(what, sizeof what, "%sbuf", top->name);
+        return faro_coll_err_in_place(fn, comm, what);
+    }
+    if (leaf->buf != top->buf)
+        return MPI_SUCCESS;
+    /* aliasing matters where bytes move: uniform blocks are sized on the
+     * root's side, vector ones by the leaf's own block */
+    int moves = vector ? leaf->buf && (size_t)leaf->count * leaf->type->size > 0
+                       : (size_t)top->count * top->type->size > 0;
+    return moves ? faro_coll_err_alias(fn, comm) : MPI_SUCCESS;
+}
+
+int faro_coll_check_gather(const char *fn, MPI_Comm comm, const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, const void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, int root)
+{
+    struct rooted_side leaf = {sendbuf, sendcount, NULL, NULL, sendtype, "send"};
+    struct rooted_side top = {recvbuf, recvcount, NULL, NULL, recvtype, "recv"};
+    return check_rooted(fn, comm, &leaf, &top, 0, root);
+}
+
+int faro_coll_check_gatherv(const char *fn, MPI_Comm comm, const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, const void *recvbuf, const int recvcounts[],
+                            const int displs[], MPI_Datatype recvtype, int root)
+{
+    struct rooted_side leaf = {sendbuf, sendcount, NULL, NULL, sendtype, "send"};
+    struct rooted_side top = {recvbuf, 0, recvcounts, displs, recvtype, "recv"};
+    return check_rooted(fn, comm, &leaf, &top, 1, root);
+}
+
+int faro_coll_check_scatter(const char *fn, MPI_Comm comm, const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, const void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, int root)
+{
+    struct rooted_side leaf = {recvbuf, recvcount, NULL, NULL, recvtype, "recv"};
+    struct rooted_side top = {sendbuf, sendcount, NULL, NULL, sendtype, "send"};
+    return check_rooted(fn, comm, &leaf, &top, 0, root);
+}
+
+int faro_coll_check_scatterv(const char *fn, MPI_Comm comm, const void *sendbuf,
+                             const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                             const void *recvbuf, int recvcount, MPI_Datatype recvtype, int root)
+{
+    struct rooted_side leaf = {recvbuf, recvcount, NULL, NULL, recvtype, "recv"};
+    struct rooted_side top = {sendbuf, 0, sendcounts, displs, sendtype, "send"};
+    return check_rooted(fn, comm, &leaf, &top, 1, root);
+}
+
+int faro_coll_check_bcast(const char *fn, MPI_Comm comm, const void *buf, int count,
+                          MPI_Datatype type, int root)
+{
+    int rc = faro_coll_check_buf(fn, comm, count, type, "");
+    if (!rc)
+        rc = faro_coll_check_root(fn, comm, root);
+    if (!rc && buf == MPI_IN_PLACE)
+        rc = faro_coll_err_in_place(fn, comm, "the buffer");
+    return rc;
+}
+
+int faro_coll_check_reduce(const char *fn, MPI_Comm comm, const void *sendbuf,
+                           const void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                           int root)
+{
+    int rc = faro_coll_check_root(fn, comm, root);
+    if (!rc)
+        rc = faro_coll_check_buf(fn, comm, count, type, "");
+    if (!rc)
+        rc = faro_coll_check_op(fn, comm, op, type);
+    if (rc)
+        return rc;
+    int is_root = comm->rank == root;
+    if (sendbuf == MPI_IN_PLACE && !is_root)
+        return faro_coll_err_in_place(fn, comm, "sendbuf on a rank other than the root");
+    if (is_root && recvbuf == MPI_IN_PLACE)
+        return faro_coll_err_in_place(fn, comm, "recvbuf");
+    if (is_root && sendbuf == recvbuf && (size_t)count * type->size > 0)
+        return faro_coll_err_alias(fn, comm);
+    return MPI_SUCCESS;
+}
+
+/* Allgather(v): the send side unless in place, and no alias of recvbuf. */
+static int check_allgather_send(const char *fn, MPI_Comm comm, const void *sendbuf,
+                                int sendcount, MPI_Datatype sendtype, const void *recvbuf)
+{
+    if (sendbuf == MPI_IN_PLACE)
+        return MPI_SUCCESS;
+    int rc = faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
+    if (!rc && sendbuf == recvbuf && sendbuf && (size_t)sendcount * sendtype->size > 0)
+        rc = faro_coll_err_alias(fn, comm);
+    return rc;
+}
+
+int faro_coll_check_allgather(const char *fn, MPI_Comm comm, const void *sendbuf, int sendcount,
+                              MPI_Datatype sendtype, const void *recvbuf, int recvcount,
+                              MPI_Datatype recvtype)
+{
+    int rc = faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
+    if (!rc)
+        rc = check_allgather_send(fn, comm, sendbuf, sendcount, sendtype, recvbuf);
+    if (!rc && recvbuf == MPI_IN_PLACE)
+        rc = faro_coll_err_in_place(fn, comm, "recvbuf");
+    return rc;
+}
+
+int faro_coll_check_allgatherv(const char *fn, MPI_Comm comm, const void *sendbuf,
+                               int sendcount, MPI_Datatype sendtype, const void *recvbuf,
+                               const int recvcounts[], const int displs[], MPI_Datatype recvtype)
+{
+    int rc = faro_coll_check_type(fn, comm, recvtype, "recvtype");
+    if (!rc)
+        rc = faro_coll_check_counts(fn, comm, recvcounts, comm->size, "recvcounts");
+    if (!rc)
+        rc = check_displs(fn, comm, displs, "displs");
+    if (!rc)
+        rc = check_allgather_send(fn, comm, sendbuf, sendcount, sendtype, recvbuf);
+    if (!rc && recvbuf == MPI_IN_PLACE)
+        rc = faro_coll_err_in_place(fn, comm, "recvbuf");
+    return rc;
+}
+
+int faro_coll_check_alltoall(const char *fn, MPI_Comm comm, const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, const void *recvbuf, int recvcount,
+                             MPI_Datatype recvtype)
+{
+    int rc = faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
+    if (!rc && sendbuf != MPI_IN_PLACE)
+        rc = faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
+    if (rc)
+        return rc;
+    if (recvbuf == MPI_IN_PLACE)
+        return faro_coll_err_in_place(fn, comm, "recvbuf");
+    if (sendbuf == recvbuf && (size_t)recvcount * recvtype->size > 0)
+        return faro_coll_err_alias(fn, comm);
+    return MPI_SUCCESS;
+}
+
+/* One side of Alltoallv/w: counts and displacements, then the type (v) or
+ * the array of types (w: types non-NULL or the error says which is). */
+static int check_alltoall_side(const char *fn, MPI_Comm comm, const int *counts,
+                               const int *displs, MPI_Datatype type, const MPI_Datatype *types,
+                               int per_block, const char *side)
+{
+    char what[16];
+    snprintf(what, sizeof what, "%scounts", side);
+    int rc = faro_coll_check_counts(fn, comm, counts, comm->size, what);
+    if (!rc) {
+        snprintf(what, sizeof what, "%sdispls", side);
+        rc = check_displs(fn, comm, displs, what);
+    }
+    if (rc)
+        return rc;
+    if (!per_block) {
+        snprintf(what, sizeof what, "%stype", side);
+        return faro_coll_check_type(fn, comm, type, what);
+    }
+    if (!types)
+        return faro_err(comm, MPI_ERR_ARG, "%s: %stypes is NULL (an array of %d datatypes)", fn,
+                        side, comm->size);
+    for (int i = 0; i < comm->size; i++)
+        if (faro_type_check(types[i]))
+            return faro_err(comm, MPI_ERR_TYPE, "%s: %stypes[%d] %s", fn, side, i,
+                            types[i] == MPI_DATATYPE_NULL
+                                ? "is MPI_DATATYPE_NULL"
+                                : "is not a committed datatype (MPI_Type_commit)");
+    return MPI_SUCCESS;
+}
+
+/* The standard forbids overlapping buffers only where data moves: programs
+ * (mpi4py among them) pass the same pointer for empty buffers. */
+static int moves_bytes(const int counts[], MPI_Datatype type, const MPI_Datatype types[], int n)
+{
+    for (int i = 0; i < n; i++)
+        if (counts[i] > 0 && (types ? types[i] : type)->size > 0)
+            return 1;
+    return 0;
+}
+
+/* Alltoallv (types NULL, one type a side) and Alltoallw (arrays of types). */
+static int check_alltoall_vw(const char *fn, MPI_Comm comm, const void *sendbuf,
+                             const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                             const MPI_Datatype sendtypes[], const void *recvbuf,
+                             const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                             const MPI_Datatype recvtypes[], int per_block)
+{
+    int rc = check_alltoall_side(fn, comm, recvcounts, rdispls, recvtype, recvtypes, per_block,
+                                 "recv");
+    if (!rc && sendbuf != MPI_IN_PLACE)
+        rc = check_alltoall_side(fn, comm, sendcounts, sdispls, sendtype, sendtypes, per_block,
+                                 "send");
+    if (rc)
+        return rc;
+    if (recvbuf == MPI_IN_PLACE)
+        return faro_coll_err_in_place(fn, comm, "recvbuf");
+    if (sendbuf == recvbuf && sendbuf && moves_bytes(sendcounts, sendtype, sendtypes, comm->size) &&
+        moves_bytes(recvcounts, recvtype, recvtypes, comm->size))
+        return faro_coll_err_alias(fn, comm);
+    return MPI_SUCCESS;
+}
+
+int faro_coll_check_alltoallv(const char *fn, MPI_Comm comm, const void *sendbuf,
+                              const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                              const void *recvbuf, const int recvcounts[], const int rdispls[],
+                              MPI_Datatype recvtype)
+{
+    return check_alltoall_vw(fn, comm, sendbuf, sendcounts, sdispls, sendtype, NULL, recvbuf,
+                             recvcounts, rdispls, recvtype, NULL, 0);
+}
+
+int faro_coll_check_alltoallw(const char *fn, MPI_Comm comm, const void *sendbuf,
+                              const int sendcounts[], const int sdispls[],
+                              const MPI_Datatype sendtypes[], const void *recvbuf,
+                              const int recvcounts[], const int rdispls[],
+                              const MPI_Datatype recvtypes[])
+{
+    return check_alltoall_vw(fn, comm, sendbuf, sendcounts, sdispls, NULL, sendtypes, recvbuf,
+                             recvcounts, rdispls, NULL, recvtypes, 1);
+}

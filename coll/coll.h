@@ -201,9 +201,49 @@ int faro_coll_check_op(const char *fn, MPI_Comm comm, MPI_Op op, MPI_Datatype t)
  * on type, recvbuf not MPI_IN_PLACE, sendbuf and recvbuf not the same buffer. */
 int faro_coll_check_reduction(const char *fn, MPI_Comm comm, const void *sendbuf,
                               const void *recvbuf, int count, MPI_Datatype type, MPI_Op op);
+int faro_coll_check_bcast(const char *fn, MPI_Comm comm, const void *buf, int count,
+                          MPI_Datatype type, int root);
+/* Reduce to root: as above, but MPI_IN_PLACE is the root's sendbuf. */
+int faro_coll_check_reduce(const char *fn, MPI_Comm comm, const void *sendbuf,
+                           const void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
+                           int root);
 /* counts[0..n) >= 0 (and displacements are not checked: any value is legal) */
 int faro_coll_check_counts(const char *fn, MPI_Comm comm, const int *counts, int n,
                            const char *what);
+/* Each data-moving collective's arguments after the communicator (arguments
+ * in the MPI call's order): root, counts, types, displacements, where
+ * MPI_IN_PLACE is allowed, sendbuf not aliasing recvbuf where data moves.
+ * Used by the blocking and the nonblocking entry point alike. */
+int faro_coll_check_gather(const char *fn, MPI_Comm comm, const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, const void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, int root);
+int faro_coll_check_gatherv(const char *fn, MPI_Comm comm, const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, const void *recvbuf, const int recvcounts[],
+                            const int displs[], MPI_Datatype recvtype, int root);
+int faro_coll_check_scatter(const char *fn, MPI_Comm comm, const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, const void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, int root);
+int faro_coll_check_scatterv(const char *fn, MPI_Comm comm, const void *sendbuf,
+                             const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                             const void *recvbuf, int recvcount, MPI_Datatype recvtype, int root);
+int faro_coll_check_allgather(const char *fn, MPI_Comm comm, const void *sendbuf, int sendcount,
+                              MPI_Datatype sendtype, const void *recvbuf, int recvcount,
+                              MPI_Datatype recvtype);
+int faro_coll_check_allgatherv(const char *fn, MPI_Comm comm, const void *sendbuf,
+                               int sendcount, MPI_Datatype sendtype, const void *recvbuf,
+                               const int recvcounts[], const int displs[], MPI_Datatype recvtype);
+int faro_coll_check_alltoall(const char *fn, MPI_Comm comm, const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, const void *recvbuf, int recvcount,
+                             MPI_Datatype recvtype);
+int faro_coll_check_alltoallv(const char *fn, MPI_Comm comm, const void *sendbuf,
+                              const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                              const void *recvbuf, const int recvcounts[], const int rdispls[],
+                              MPI_Datatype recvtype);
+int faro_coll_check_alltoallw(const char *fn, MPI_Comm comm, const void *sendbuf,
+                              const int sendcounts[], const int sdispls[],
+                              const MPI_Datatype sendtypes[], const void *recvbuf,
+                              const int recvcounts[], const int rdispls[],
+                              const MPI_Datatype recvtypes[]);
 /* MPI_IN_PLACE given where the standard does not allow it */
 int faro_coll_err_in_place(const char *fn, MPI_Comm comm, const char *which);
 /* sendbuf == recvbuf without MPI_IN_PLACE */

@@ -24,18 +24,6 @@ int faro_coll_gather_linear(const struct faro_coll *c, const void *sendbuf, int 
     return lrc ? lrc : rc;
 }
 
-/* Checks common to both: the send side everywhere but an in-place root. */
-static int check_send(const char *fn, MPI_Comm comm, const void *sendbuf, int sendcount,
-                      MPI_Datatype sendtype, int root)
-{
-    if (sendbuf == MPI_IN_PLACE) {
-        if (comm->rank != root)
-            return faro_coll_err_in_place(fn, comm, "sendbuf on a rank other than the root");
-        return MPI_SUCCESS;
-    }
-    return faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
-}
-
 #pragma weak MPI_Gather = PMPI_Gather
 int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                 int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -46,21 +34,11 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
         return faro_inter_gatherv(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount, NULL, NULL,
                                   recvtype, root, comm);
     if (!rc)
-        rc = faro_coll_check_root(fn, comm, root);
-    if (!rc)
-        rc = check_send(fn, comm, sendbuf, sendcount, sendtype, root);
+        rc = faro_coll_check_gather(fn, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                    recvtype, root);
     if (rc)
         return rc;
     int is_root = comm->rank == root;
-    if (is_root) {
-        rc = faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
-        if (rc)
-            return rc;
-        if (recvbuf == MPI_IN_PLACE)
-            return faro_coll_err_in_place(fn, comm, "recvbuf");
-        if (sendbuf == recvbuf && (size_t)recvcount * recvtype->size > 0)
-            return faro_coll_err_alias(fn, comm);
-    }
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_GATHER);
     struct faro_coll_blocks blks =
         faro_coll_blocks_uniform(is_root ? recvbuf : NULL, recvcount, is_root ? recvtype : NULL);
@@ -89,26 +67,11 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
         return faro_inter_gatherv(fn, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts, displs,
                                   recvtype, root, comm);
     if (!rc)
-        rc = faro_coll_check_root(fn, comm, root);
-    if (!rc)
-        rc = check_send(fn, comm, sendbuf, sendcount, sendtype, root);
+        rc = faro_coll_check_gatherv(fn, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                     displs, recvtype, root);
     if (rc)
         return rc;
     int is_root = comm->rank == root;
-    if (is_root) {
-        rc = faro_coll_check_type(fn, comm, recvtype, "recvtype");
-        if (!rc)
-            rc = faro_coll_check_counts(fn, comm, recvcounts, comm->size, "recvcounts");
-        if (!rc && !displs)
-            rc = faro_err(comm, MPI_ERR_ARG, "%s: displs is NULL (an array of %d displacements)",
-                          fn, comm->size);
-        if (rc)
-            return rc;
-        if (recvbuf == MPI_IN_PLACE)
-            return faro_coll_err_in_place(fn, comm, "recvbuf");
-        if (sendbuf == recvbuf && sendbuf && (size_t)sendcount * sendtype->size > 0)
-            return faro_coll_err_alias(fn, comm);
-    }
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_GATHER);
     struct faro_coll_blocks blks = faro_coll_blocks_v(is_root ? recvbuf : NULL, recvcounts,
                                                       displs, is_root ? recvtype : NULL);

@@ -1,8 +1,8 @@
 /*
  * Nonblocking collectives that move data without combining it: MPI_Ibarrier,
  * MPI_Ibcast, MPI_Igather(v), MPI_Iscatter(v), MPI_Iallgather(v). Each entry
- * point checks its arguments as the blocking call does, writes the call's
- * schedule (nbc_sched.h) and starts it; the algorithms are chosen for few rounds,
+ * point checks its arguments with the blocking call's check (check.c), writes
+ * the call's schedule (nbc_sched.h) and starts it; the algorithms are chosen for few rounds,
  * since a round can only begin when the program next enters the library.
  *  - barrier: dissemination. In round k every rank signals rank + 2^k and
  *    awaits rank - 2^k; after ceil(log2 p) rounds each rank has heard,
@@ -17,12 +17,6 @@
  *    left one; the v variant works alike since every rank knows every count.
  */
 #include "nbc_sched.h"
-
-/* The error for an allocation that failed before the schedule existed. */
-static int no_mem(MPI_Comm comm, const char *fn)
-{
-    return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory for the schedule", fn);
-}
 
 static int peer_of(int vrank, int root, int size)
 {
@@ -39,7 +33,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
         return rc;
     struct faro_sched *s = faro_sched_new(comm, fn);
     if (!s)
-        return no_mem(comm, fn);
+        return faro_sched_no_mem(comm, fn);
     int rank = comm->rank, size = comm->size;
     for (int k = 1; k < size; k <<= 1) {
         faro_sched_signal(s, (rank + k) % size);
@@ -57,16 +51,12 @@ int PMPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm
     static const char fn[] = "MPI_Ibcast";
     int rc = faro_nbc_check(fn, comm, request);
     if (!rc)
-        rc = faro_coll_check_buf(fn, comm, count, type, "");
-    if (!rc)
-        rc = faro_coll_check_root(fn, comm, root);
+        rc = faro_coll_check_bcast(fn, comm, buf, count, type, root);
     if (rc)
         return rc;
-    if (buf == MPI_IN_PLACE)
-        return faro_coll_err_in_place(fn, comm, "the buffer");
     struct faro_sched *s = faro_sched_new(comm, fn);
     if (!s)
-        return no_mem(comm, fn);
+        return faro_sched_no_mem(comm, fn);
     int size = comm->size, vr = (comm->rank - root + size) % size, mask = 1;
     for (; mask < size; mask <<= 1) {
         if (vr & mask) {
@@ -114,23 +104,13 @@ static int gather(const char *fn, const void *sendbuf, int sendcount, MPI_Dataty
 {
     struct faro_sched *s = faro_sched_new(comm, fn);
     if (!s)
-        return no_mem(comm, fn);
+        return faro_sched_no_mem(comm, fn);
     if (comm->rank == root)
         root_side(s, blks, 1, sendbuf == MPI_IN_PLACE ? NULL : (void *)sendbuf, sendcount,
                   sendtype);
     else
         faro_sched_send(s, sendbuf, sendcount, sendtype, root);
     return faro_sched_start(s, request);
-}
-
-static int check_gather_send(const char *fn, MPI_Comm comm, const void *sendbuf, int sendcount,
-                             MPI_Datatype sendtype, int root)
-{
-    if (sendbuf == MPI_IN_PLACE)
-        return comm->rank == root
-                   ? MPI_SUCCESS
-                   : faro_coll_err_in_place(fn, comm, "sendbuf on a rank other than the root");
-    return faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
 }
 
 #pragma weak MPI_Igather = PMPI_Igather
@@ -142,21 +122,11 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     static const char fn[] = "MPI_Igather";
     int rc = faro_nbc_check(fn, comm, request);
     if (!rc)
-        rc = faro_coll_check_root(fn, comm, root);
-    if (!rc)
-        rc = check_gather_send(fn, comm, sendbuf, sendcount, sendtype, root);
+        rc = faro_coll_check_gather(fn, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                    recvtype, root);
     if (rc)
         return rc;
     int is_root = comm->rank == root;
-    if (is_root) {
-        rc = faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
-        if (rc)
-            return rc;
-        if (recvbuf == MPI_IN_PLACE)
-            return faro_coll_err_in_place(fn, comm, "recvbuf");
-        if (sendbuf == recvbuf && (size_t)recvcount * recvtype->size > 0)
-            return faro_coll_err_alias(fn, comm);
-    }
     struct faro_coll_blocks blks =
         faro_coll_blocks_uniform(is_root ? recvbuf : NULL, recvcount, is_root ? recvtype : NULL);
     return gather(fn, sendbuf, sendcount, sendtype, &blks, root, comm, request);
@@ -171,26 +141,11 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     static const char fn[] = "MPI_Igatherv";
     int rc = faro_nbc_check(fn, comm, request);
     if (!rc)
-        rc = faro_coll_check_root(fn, comm, root);
-    if (!rc)
-        rc = check_gather_send(fn, comm, sendbuf, sendcount, sendtype, root);
+        rc = faro_coll_check_gatherv(fn, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                     displs, recvtype, root);
     if (rc)
         return rc;
     int is_root = comm->rank == root;
-    if (is_root) {
-        rc = faro_coll_check_type(fn, comm, recvtype, "recvtype");
-        if (!rc)
-            rc = faro_coll_check_counts(fn, comm, recvcounts, comm->size, "recvcounts");
-        if (!rc && !displs)
-            rc = faro_err(comm, MPI_ERR_ARG, "%s: displs is NULL (an array of %d displacements)",
-                          fn, comm->size);
-        if (rc)
-            return rc;
-        if (recvbuf == MPI_IN_PLACE)
-            return faro_coll_err_in_place(fn, comm, "recvbuf");
-        if (sendbuf == recvbuf && sendbuf && (size_t)sendcount * sendtype->size > 0)
-            return faro_coll_err_alias(fn, comm);
-    }
     struct faro_coll_blocks blks = faro_coll_blocks_v(is_root ? recvbuf : NULL, recvcounts,
                                                       displs, is_root ? recvtype : NULL);
     return gather(fn, sendbuf, sendcount, sendtype, &blks, root, comm, request);
@@ -202,22 +157,12 @@ static int scatter(const char *fn, const struct faro_coll_blocks *blks, void *re
 {
     struct faro_sched *s = faro_sched_new(comm, fn);
     if (!s)
-        return no_mem(comm, fn);
+        return faro_sched_no_mem(comm, fn);
     if (comm->rank == root)
         root_side(s, blks, 0, recvbuf == MPI_IN_PLACE ? NULL : recvbuf, recvcount, recvtype);
     else
         faro_sched_recv(s, recvbuf, recvcount, recvtype, root);
     return faro_sched_start(s, request);
-}
-
-static int check_scatter_recv(const char *fn, MPI_Comm comm, const void *recvbuf,
-                              int recvcount, MPI_Datatype recvtype, int root)
-{
-    if (recvbuf == MPI_IN_PLACE)
-        return comm->rank == root
-                   ? MPI_SUCCESS
-                   : faro_coll_err_in_place(fn, comm, "recvbuf on a rank other than the root");
-    return faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
 }
 
 #pragma weak MPI_Iscatter = PMPI_Iscatter
@@ -229,21 +174,11 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     static const char fn[] = "MPI_Iscatter";
     int rc = faro_nbc_check(fn, comm, request);
     if (!rc)
-        rc = faro_coll_check_root(fn, comm, root);
-    if (!rc)
-        rc = check_scatter_recv(fn, comm, recvbuf, recvcount, recvtype, root);
+        rc = faro_coll_check_scatter(fn, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                     recvtype, root);
     if (rc)
         return rc;
     int is_root = comm->rank == root;
-    if (is_root) {
-        rc = faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
-        if (rc)
-            return rc;
-        if (sendbuf == MPI_IN_PLACE)
-            return faro_coll_err_in_place(fn, comm, "sendbuf");
-        if (sendbuf == recvbuf && (size_t)sendcount * sendtype->size > 0)
-            return faro_coll_err_alias(fn, comm);
-    }
     struct faro_coll_blocks blks =
         faro_coll_blocks_uniform(is_root ? sendbuf : NULL, sendcount, is_root ? sendtype : NULL);
     return scatter(fn, &blks, recvbuf, recvcount, recvtype, root, comm, request);
@@ -258,26 +193,11 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
     static const char fn[] = "MPI_Iscatterv";
     int rc = faro_nbc_check(fn, comm, request);
     if (!rc)
-        rc = faro_coll_check_root(fn, comm, root);
-    if (!rc)
-        rc = check_scatter_recv(fn, comm, recvbuf, recvcount, recvtype, root);
+        rc = faro_coll_check_scatterv(fn, comm, sendbuf, sendcounts, displs, sendtype, recvbuf,
+                                      recvcount, recvtype, root);
     if (rc)
         return rc;
     int is_root = comm->rank == root;
-    if (is_root) {
-        rc = faro_coll_check_type(fn, comm, sendtype, "sendtype");
-        if (!rc)
-            rc = faro_coll_check_counts(fn, comm, sendcounts, comm->size, "sendcounts");
-        if (!rc && !displs)
-            rc = faro_err(comm, MPI_ERR_ARG, "%s: displs is NULL (an array of %d displacements)",
-                          fn, comm->size);
-        if (rc)
-            return rc;
-        if (sendbuf == MPI_IN_PLACE)
-            return faro_coll_err_in_place(fn, comm, "sendbuf");
-        if (sendbuf == recvbuf && recvbuf && (size_t)recvcount * recvtype->size > 0)
-            return faro_coll_err_alias(fn, comm);
-    }
     struct faro_coll_blocks blks = faro_coll_blocks_v(is_root ? sendbuf : NULL, sendcounts,
                                                       displs, is_root ? sendtype : NULL);
     return scatter(fn, &blks, recvbuf, recvcount, recvtype, root, comm, request);
@@ -290,7 +210,7 @@ static int allgather(const char *fn, const void *sendbuf, int sendcount, MPI_Dat
 {
     struct faro_sched *s = faro_sched_new(comm, fn);
     if (!s)
-        return no_mem(comm, fn);
+        return faro_sched_no_mem(comm, fn);
     int rank = comm->rank, size = comm->size;
     int right = (rank + 1) % size, left = (rank - 1 + size) % size;
     if (sendbuf != MPI_IN_PLACE)
@@ -307,17 +227,6 @@ static int allgather(const char *fn, const void *sendbuf, int sendcount, MPI_Dat
     return faro_sched_start(s, request);
 }
 
-static int check_allgather_send(const char *fn, MPI_Comm comm, const void *sendbuf,
-                                int sendcount, MPI_Datatype sendtype, const void *recvbuf)
-{
-    if (sendbuf == MPI_IN_PLACE)
-        return MPI_SUCCESS;
-    int rc = faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
-    if (!rc && sendbuf == recvbuf && sendbuf && (size_t)sendcount * sendtype->size > 0)
-        rc = faro_coll_err_alias(fn, comm);
-    return rc;
-}
-
 #pragma weak MPI_Iallgather = PMPI_Iallgather
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
@@ -326,13 +235,10 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     static const char fn[] = "MPI_Iallgather";
     int rc = faro_nbc_check(fn, comm, request);
     if (!rc)
-        rc = faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
-    if (!rc)
-        rc = check_allgather_send(fn, comm, sendbuf, sendcount, sendtype, recvbuf);
+        rc = faro_coll_check_allgather(fn, comm, sendbuf, sendcount, sendtype, recvbuf,
+                                       recvcount, recvtype);
     if (rc)
         return rc;
-    if (recvbuf == MPI_IN_PLACE)
-        return faro_coll_err_in_place(fn, comm, "recvbuf");
     struct faro_coll_blocks blks = faro_coll_blocks_uniform(recvbuf, recvcount, recvtype);
     return allgather(fn, sendbuf, sendcount, sendtype, &blks, comm, request);
 }
@@ -346,18 +252,10 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     static const char fn[] = "MPI_Iallgatherv";
     int rc = faro_nbc_check(fn, comm, request);
     if (!rc)
-        rc = faro_coll_check_type(fn, comm, recvtype, "recvtype");
-    if (!rc)
-        rc = faro_coll_check_counts(fn, comm, recvcounts, comm->size, "recvcounts");
-    if (!rc && !displs)
-        rc = faro_err(comm, MPI_ERR_ARG, "%s: displs is NULL (an array of %d displacements)", fn,
-                      comm->size);
-    if (!rc)
-        rc = check_allgather_send(fn, comm, sendbuf, sendcount, sendtype, recvbuf);
+        rc = faro_coll_check_allgatherv(fn, comm, sendbuf, sendcount, sendtype, recvbuf,
+                                        recvcounts, displs, recvtype);
     if (rc)
         return rc;
-    if (recvbuf == MPI_IN_PLACE)
-        return faro_coll_err_in_place(fn, comm, "recvbuf");
     struct faro_coll_blocks blks = faro_coll_blocks_v(recvbuf, recvcounts, displs, recvtype);
     return allgather(fn, sendbuf, sendcount, sendtype, &blks, comm, request);
 }

@@ -12,8 +12,6 @@
  * the schedule (laid out like the block: count elements of its type) and
  * sends from there.
  */
-#include <stdio.h>
-
 #include "nbc_sched.h"
 
 static int exchange(const char *fn, const struct faro_coll_blocks *send,
@@ -21,7 +19,7 @@ static int exchange(const char *fn, const struct faro_coll_blocks *send,
 {
     struct faro_sched *s = faro_sched_new(comm, fn);
     if (!s)
-        return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory for the schedule", fn);
+        return faro_sched_no_mem(comm, fn);
     int rank = comm->rank, size = comm->size;
     if (send)
         faro_sched_copy(s, faro_coll_baddr(send, rank), faro_coll_bcount(send, rank),
@@ -60,40 +58,13 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     static const char fn[] = "MPI_Ialltoall";
     int rc = faro_nbc_check(fn, comm, request);
     if (!rc)
-        rc = faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
-    if (!rc && sendbuf != MPI_IN_PLACE)
-        rc = faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
+        rc = faro_coll_check_alltoall(fn, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                      recvtype);
     if (rc)
         return rc;
-    if (recvbuf == MPI_IN_PLACE)
-        return faro_coll_err_in_place(fn, comm, "recvbuf");
-    if (sendbuf == recvbuf && (size_t)recvcount * recvtype->size > 0)
-        return faro_coll_err_alias(fn, comm);
     struct faro_coll_blocks recv = faro_coll_blocks_uniform(recvbuf, recvcount, recvtype);
     struct faro_coll_blocks send = faro_coll_blocks_uniform(sendbuf, sendcount, sendtype);
     return exchange(fn, sendbuf == MPI_IN_PLACE ? NULL : &send, &recv, comm, request);
-}
-
-static int check_v(const char *fn, MPI_Comm comm, const int *counts, const void *displs,
-                   const char *side)
-{
-    char what[16];
-    snprintf(what, sizeof what, "%scounts", side);
-    int rc = faro_coll_check_counts(fn, comm, counts, comm->size, what);
-    if (!rc && !displs)
-        rc = faro_err(comm, MPI_ERR_ARG, "%s: %sdispls is NULL (an array of %d displacements)",
-                      fn, side, comm->size);
-    return rc;
-}
-
-/* Programs (mpi4py among them) pass the same pointer for empty buffers:
- * aliasing is an error only where data moves. */
-static int moves_bytes(const int counts[], MPI_Datatype type, const MPI_Datatype types[], int n)
-{
-    for (int i = 0; i < n; i++)
-        if (counts[i] > 0 && (types ? types[i] : type)->size > 0)
-            return 1;
-    return 0;
 }
 
 #pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
@@ -106,38 +77,13 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
     static const char fn[] = "MPI_Ialltoallv";
     int rc = faro_nbc_check(fn, comm, request);
     if (!rc)
-        rc = check_v(fn, comm, recvcounts, rdispls, "recv");
-    if (!rc)
-        rc = faro_coll_check_type(fn, comm, recvtype, "recvtype");
-    if (!rc && sendbuf != MPI_IN_PLACE)
-        rc = check_v(fn, comm, sendcounts, sdispls, "send");
-    if (!rc && sendbuf != MPI_IN_PLACE)
-        rc = faro_coll_check_type(fn, comm, sendtype, "sendtype");
+        rc = faro_coll_check_alltoallv(fn, comm, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                       recvcounts, rdispls, recvtype);
     if (rc)
         return rc;
-    if (recvbuf == MPI_IN_PLACE)
-        return faro_coll_err_in_place(fn, comm, "recvbuf");
-    if (sendbuf == recvbuf && sendbuf && moves_bytes(sendcounts, sendtype, NULL, comm->size) &&
-        moves_bytes(recvcounts, recvtype, NULL, comm->size))
-        return faro_coll_err_alias(fn, comm);
     struct faro_coll_blocks recv = faro_coll_blocks_v(recvbuf, recvcounts, rdispls, recvtype);
     struct faro_coll_blocks send = faro_coll_blocks_v(sendbuf, sendcounts, sdispls, sendtype);
     return exchange(fn, sendbuf == MPI_IN_PLACE ? NULL : &send, &recv, comm, request);
-}
-
-static int check_types(const char *fn, MPI_Comm comm, MPI_Datatype const *types,
-                       const char *side)
-{
-    if (!types)
-        return faro_err(comm, MPI_ERR_ARG, "%s: %stypes is NULL (an array of %d datatypes)", fn,
-                        side, comm->size);
-    for (int i = 0; i < comm->size; i++)
-        if (faro_type_check(types[i]))
-            return faro_err(comm, MPI_ERR_TYPE, "%s: %stypes[%d] %s", fn, side, i,
-                            types[i] == MPI_DATATYPE_NULL
-                                ? "is MPI_DATATYPE_NULL"
-                                : "is not a committed datatype (MPI_Type_commit)");
-    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
@@ -150,20 +96,10 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
     static const char fn[] = "MPI_Ialltoallw";
     int rc = faro_nbc_check(fn, comm, request);
     if (!rc)
-        rc = check_v(fn, comm, recvcounts, rdispls, "recv");
-    if (!rc)
-        rc = check_types(fn, comm, recvtypes, "recv");
-    if (!rc && sendbuf != MPI_IN_PLACE)
-        rc = check_v(fn, comm, sendcounts, sdispls, "send");
-    if (!rc && sendbuf != MPI_IN_PLACE)
-        rc = check_types(fn, comm, sendtypes, "send");
+        rc = faro_coll_check_alltoallw(fn, comm, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                       recvcounts, rdispls, recvtypes);
     if (rc)
         return rc;
-    if (recvbuf == MPI_IN_PLACE)
-        return faro_coll_err_in_place(fn, comm, "recvbuf");
-    if (sendbuf == recvbuf && sendbuf && moves_bytes(sendcounts, NULL, sendtypes, comm->size) &&
-        moves_bytes(recvcounts, NULL, recvtypes, comm->size))
-        return faro_coll_err_alias(fn, comm);
     struct faro_coll_blocks recv = faro_coll_blocks_w(recvbuf, recvcounts, rdispls, recvtypes);
     struct faro_coll_blocks send = faro_coll_blocks_w(sendbuf, sendcounts, sdispls, sendtypes);
     return exchange(fn, sendbuf == MPI_IN_PLACE ? NULL : &send, &recv, comm, request);

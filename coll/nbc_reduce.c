@@ -27,11 +27,6 @@
 
 #include "nbc_sched.h"
 
-static int no_mem(MPI_Comm comm, const char *fn)
-{
-    return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory for the schedule", fn);
-}
-
 /* Binomial reduce of own (this rank's data) to recvbuf at root (recvbuf may
  * be own: in place). */
 static void build_reduce(struct faro_sched *s, const void *own, void *recvbuf, int count,
@@ -74,12 +69,6 @@ static void build_reduce(struct faro_sched *s, const void *own, void *recvbuf, i
     faro_sched_round(s);
 }
 
-static int check_op(const char *fn, MPI_Comm comm, int count, MPI_Datatype type, MPI_Op op)
-{
-    int rc = faro_coll_check_buf(fn, comm, count, type, "");
-    return rc ? rc : faro_coll_check_op(fn, comm, op, type);
-}
-
 #pragma weak MPI_Ireduce = PMPI_Ireduce
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                  int root, MPI_Comm comm, MPI_Request *request)
@@ -88,22 +77,13 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype typ
     static const char fn[] = "MPI_Ireduce";
     int rc = faro_nbc_check(fn, comm, request);
     if (!rc)
-        rc = faro_coll_check_root(fn, comm, root);
-    if (!rc)
-        rc = check_op(fn, comm, count, type, op);
+        rc = faro_coll_check_reduce(fn, comm, sendbuf, recvbuf, count, type, op, root);
     if (rc)
         return rc;
-    int is_root = comm->rank == root;
-    if (sendbuf == MPI_IN_PLACE && !is_root)
-        return faro_coll_err_in_place(fn, comm, "sendbuf on a rank other than the root");
-    if (is_root && recvbuf == MPI_IN_PLACE)
-        return faro_coll_err_in_place(fn, comm, "recvbuf");
     size_t bytes = (size_t)count * type->size;
-    if (is_root && sendbuf == recvbuf && bytes > 0)
-        return faro_coll_err_alias(fn, comm);
     struct faro_sched *s = faro_sched_new(comm, fn);
     if (!s)
-        return no_mem(comm, fn);
+        return faro_sched_no_mem(comm, fn);
     if (bytes > 0)
         build_reduce(s, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, type, op,
                      root);
@@ -136,7 +116,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
         return rc;
     struct faro_sched *s = faro_sched_new(comm, fn);
     if (!s)
-        return no_mem(comm, fn);
+        return faro_sched_no_mem(comm, fn);
     if ((size_t)count * type->size == 0)
         return faro_sched_start(s, request);
     int rank = comm->rank, size = comm->size;
@@ -208,7 +188,7 @@ static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf,
                         "INT_MAX", fn, total);
     struct faro_sched *s = faro_sched_new(comm, fn);
     if (!s)
-        return no_mem(comm, fn);
+        return faro_sched_no_mem(comm, fn);
     if ((size_t)total * type->size == 0)
         return faro_sched_start(s, request);
     const void *own = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
@@ -270,7 +250,7 @@ static int scan(const char *fn, int exclusive, const void *sendbuf, void *recvbu
         return rc;
     struct faro_sched *s = faro_sched_new(comm, fn);
     if (!s)
-        return no_mem(comm, fn);
+        return faro_sched_no_mem(comm, fn);
     if ((size_t)count * type->size == 0)
         return faro_sched_start(s, request);
     int rank = comm->rank, last = comm->size - 1;

@@ -84,6 +84,11 @@ static int grow(void **arr, int *cap, size_t elem, void *inline_arr)
     return 0;
 }
 
+int faro_sched_no_mem(MPI_Comm comm, const char *fn)
+{
+    return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory for the schedule", fn);
+}
+
 struct faro_sched *faro_sched_new(MPI_Comm comm, const char *fn)
 {
     struct faro_sched *s = malloc(sizeof *s);
@@ -286,24 +291,16 @@ static void fail(struct faro_sched *s, int code)
     s->err = cls;
 }
 
-/* Post a send or receive. MPI_Type_free during the operation is legal and
- * the step holds a reference, so the type is alive; but the point-to-point
- * check refuses a handle marked freed, so the mark is lifted for the post
- * (under the library lock; nothing else runs meanwhile). */
+/* Post a send or receive. MPI_Type_free during the operation is legal: the
+ * step holds a reference, and internal posts accept a freed type that is
+ * still alive. */
 static int post(struct faro_sched *s, struct step *st, MPI_Request *req)
 {
     const struct faro_coll *c = &s->c;
-    MPI_Datatype t = st->type;
-    int freed = t->freed;
-    if (freed)
-        t->freed = 0;
-    int rc = st->kind == STEP_SEND
-                 ? faro_coll_isend(c->fn, st->buf, st->count, t, st->peer, c->tag, c->comm, req)
-                 : faro_coll_irecv(c->fn, st->buf2, st->count, t, st->peer, c->tag, c->comm,
-                                   req);
-    if (freed)
-        t->freed = freed;
-    return rc;
+    if (st->kind == STEP_SEND)
+        return faro_coll_isend(c->fn, st->buf, st->count, st->type, st->peer, c->tag, c->comm,
+                               req);
+    return faro_coll_irecv(c->fn, st->buf2, st->count, st->type, st->peer, c->tag, c->comm, req);
 }
 
 /* Run round r: local steps now, sends and receives posted. */

@@ -54,8 +54,10 @@ struct faro_sched;
 
 /* A schedule for one call of fn on comm, on the tag of the sequence number
  * faro_nbc_check took; NULL when out of memory (the caller raises
- * MPI_ERR_NO_MEM). */
+ * faro_sched_no_mem). */
 struct faro_sched *faro_sched_new(MPI_Comm comm, const char *fn);
+/* The MPI_ERR_NO_MEM of a schedule that could not be made. */
+int faro_sched_no_mem(MPI_Comm comm, const char *fn);
 /* The call's identity (comm, fn, tag, rank, size) for the builders. */
 const struct faro_coll *faro_sched_coll(const struct faro_sched *s);
 

@@ -81,21 +81,10 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type
     if (!rc && comm->inter)
         return faro_inter_reduce(sendbuf, recvbuf, count, type, op, root, comm);
     if (!rc)
-        rc = faro_coll_check_root(fn, comm, root);
-    if (!rc)
-        rc = faro_coll_check_buf(fn, comm, count, type, "");
-    if (!rc)
-        rc = faro_coll_check_op(fn, comm, op, type);
+        rc = faro_coll_check_reduce(fn, comm, sendbuf, recvbuf, count, type, op, root);
     if (rc)
         return rc;
-    int is_root = comm->rank == root;
-    if (sendbuf == MPI_IN_PLACE && !is_root)
-        return faro_coll_err_in_place(fn, comm, "sendbuf on a rank other than the root");
-    if (is_root && recvbuf == MPI_IN_PLACE)
-        return faro_coll_err_in_place(fn, comm, "recvbuf");
     size_t bytes = (size_t)count * type->size;
-    if (is_root && sendbuf == recvbuf && bytes > 0)
-        return faro_coll_err_alias(fn, comm);
     if (bytes == 0)
         return MPI_SUCCESS;
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_REDUCE);

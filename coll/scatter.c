@@ -21,17 +21,6 @@ int faro_coll_scatter_linear(const struct faro_coll *c, const struct faro_coll_b
     return lrc ? lrc : rc;
 }
 
-static int check_recv(const char *fn, MPI_Comm comm, const void *recvbuf, int recvcount,
-                      MPI_Datatype recvtype, int root)
-{
-    if (recvbuf == MPI_IN_PLACE) {
-        if (comm->rank != root)
-            return faro_coll_err_in_place(fn, comm, "recvbuf on a rank other than the root");
-        return MPI_SUCCESS;
-    }
-    return faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
-}
-
 #pragma weak MPI_Scatter = PMPI_Scatter
 int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
@@ -42,21 +31,11 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
         return faro_inter_scatterv(fn, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf, recvcount,
                                    recvtype, root, comm);
     if (!rc)
-        rc = faro_coll_check_root(fn, comm, root);
-    if (!rc)
-        rc = check_recv(fn, comm, recvbuf, recvcount, recvtype, root);
+        rc = faro_coll_check_scatter(fn, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                     recvtype, root);
     if (rc)
         return rc;
     int is_root = comm->rank == root;
-    if (is_root) {
-        rc = faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
-        if (rc)
-            return rc;
-        if (sendbuf == MPI_IN_PLACE)
-            return faro_coll_err_in_place(fn, comm, "sendbuf");
-        if (sendbuf == recvbuf && (size_t)sendcount * sendtype->size > 0)
-            return faro_coll_err_alias(fn, comm);
-    }
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_SCATTER);
     struct faro_coll_blocks blks =
         faro_coll_blocks_uniform(is_root ? sendbuf : NULL, sendcount, is_root ? sendtype : NULL);
@@ -85,26 +64,11 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
         return faro_inter_scatterv(fn, sendbuf, 0, sendcounts, displs, sendtype, recvbuf, recvcount,
                                    recvtype, root, comm);
     if (!rc)
-        rc = faro_coll_check_root(fn, comm, root);
-    if (!rc)
-        rc = check_recv(fn, comm, recvbuf, recvcount, recvtype, root);
+        rc = faro_coll_check_scatterv(fn, comm, sendbuf, sendcounts, displs, sendtype, recvbuf,
+                                      recvcount, recvtype, root);
     if (rc)
         return rc;
     int is_root = comm->rank == root;
-    if (is_root) {
-        rc = faro_coll_check_type(fn, comm, sendtype, "sendtype");
-        if (!rc)
-            rc = faro_coll_check_counts(fn, comm, sendcounts, comm->size, "sendcounts");
-        if (!rc && !displs)
-            rc = faro_err(comm, MPI_ERR_ARG, "%s: displs is NULL (an array of %d displacements)",
-                          fn, comm->size);
-        if (rc)
-            return rc;
-        if (sendbuf == MPI_IN_PLACE)
-            return faro_coll_err_in_place(fn, comm, "sendbuf");
-        if (sendbuf == recvbuf && recvbuf && (size_t)recvcount * recvtype->size > 0)
-            return faro_coll_err_alias(fn, comm);
-    }
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_SCATTER);
     struct faro_coll_blocks blks = faro_coll_blocks_v(is_root ? sendbuf : NULL, sendcounts,
                                                       displs, is_root ? sendtype : NULL);

@@ -9,8 +9,16 @@
 #include "p2p/pt2pt.h"
 #include "p2p/request.h"
 
-int faro_check_p2p(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype type,
-                   int rank, int tag, int is_recv)
+/* A collective's own post may name a type the program freed meanwhile
+ * (MPI_Type_free during a nonblocking collective is legal): the schedule
+ * holds a reference, so the type is alive though its handle is dead. */
+static int internal_type_alive(MPI_Datatype t)
+{
+    return t && t->magic == FARO_TYPE_MAGIC && t->committed && (!t->freed || t->refs > 0);
+}
+
+static int check_args(const char *fn, MPI_Comm comm, const void *buf, int count,
+                      MPI_Datatype type, int rank, int tag, int is_recv, int internal)
 {
     if (!faro.initialized || faro.finalized)
         faro_fatal(MPI_ERR_OTHER, "%s called %s", fn,
@@ -21,7 +29,7 @@ int faro_check_p2p(const char *fn, MPI_Comm comm, const void *buf, int count, MP
                                               : "argument is not a valid communicator");
     if (count < 0)
         return faro_err(comm, MPI_ERR_COUNT, "%s: count %d is negative", fn, count);
-    if (faro_type_check(type))
+    if (internal ? !internal_type_alive(type) : faro_type_check(type) != 0)
         return faro_err(comm, MPI_ERR_TYPE, "%s: %s", fn,
                         type == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL"
                                                   : "argument is not a committed datatype");
@@ -40,6 +48,12 @@ int faro_check_p2p(const char *fn, MPI_Comm comm, const void *buf, int count, MP
         return faro_err(comm, MPI_ERR_TAG, "%s: tag %d is invalid (0..MPI_TAG_UB=%d%s)", fn, tag,
                         FARO_TAG_UB, is_recv ? ", MPI_ANY_TAG" : "");
     return MPI_SUCCESS;
+}
+
+int faro_check_p2p(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype type,
+                   int rank, int tag, int is_recv)
+{
+    return check_args(fn, comm, buf, count, type, rank, tag, is_recv, 0);
 }
 
 int faro_send_prepare(struct faro_request *r)
@@ -115,7 +129,8 @@ int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
                        FARO_TAG_COLL_MAX + 1);
         check_tag = 0; /* collective tags are negative by design */
     }
-    int rc = faro_check_p2p(fn, comm, buf, count, type, rank, check_tag, kind == FARO_REQ_RECV);
+    int rc = check_args(fn, comm, buf, count, type, rank, check_tag, kind == FARO_REQ_RECV,
+                        flags & FARO_POST_INTERNAL);
     if (rc)
         return rc;
     struct faro_request *r = faro_req_alloc(kind, comm);
