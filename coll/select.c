@@ -147,9 +147,11 @@ static const struct rule builtin[] = {
     /* Across nodes, small and medium: the network carries one vector per node. */
     {FARO_COLL_ALLREDUCE, 2, INT_MAX, 0, 256 K, OP_COMMUTATIVE,
      FARO_ALG_ALLREDUCE_node_aware},
-    /* Large at 8+ ranks: the ring's 2n(p-1)/p per link beats halving's
-     * log-round pattern once p alpha is small against n beta. */
-    {FARO_COLL_ALLREDUCE, 8, INT_MAX, 1 M, INF, OP_COMMUTATIVE, FARO_ALG_ALLREDUCE_ring},
+    /* Large at 16+ ranks: the ring's 2n(p-1)/p per link beats halving's
+     * log-round pattern once p alpha is small against n beta. Measured at 8
+     * ranks (perf/tune-coll, docs/perf.md), Rabenseifner took half the ring's
+     * time at 1 MiB, so the ring starts above that. */
+    {FARO_COLL_ALLREDUCE, 16, INT_MAX, 1 M, INF, OP_COMMUTATIVE, FARO_ALG_ALLREDUCE_ring},
     /* Large: reduce-scatter + allgather, about 2n per rank instead of n log2 p. */
     {FARO_COLL_ALLREDUCE, 2, INT_MAX, 256 K, INF, OP_COMMUTATIVE,
      FARO_ALG_ALLREDUCE_rabenseifner},

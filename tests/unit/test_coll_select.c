@@ -125,7 +125,8 @@ START_TEST(test_builtin_defaults)
     ck_assert_str_eq(sel(8, FARO_COLL_ALLREDUCE, 8, 1, 1), "recursive_doubling");
     ck_assert_str_eq(sel(4, FARO_COLL_ALLREDUCE, 1 << 20, 1, 1), "rabenseifner");
     ck_assert_str_eq(sel(4, FARO_COLL_ALLREDUCE, 1 << 20, 0, 1), "recursive_doubling");
-    ck_assert_str_eq(sel(8, FARO_COLL_ALLREDUCE, 4 << 20, 1, 1), "ring");
+    ck_assert_str_eq(sel(16, FARO_COLL_ALLREDUCE, 4 << 20, 1, 1), "ring");
+    ck_assert_str_eq(sel(8, FARO_COLL_ALLREDUCE, 4 << 20, 1, 1), "rabenseifner");
     ck_assert_str_eq(sel(4, FARO_COLL_ALLGATHER, 4096, 1, 1), "recursive_doubling");
     ck_assert_str_eq(sel(6, FARO_COLL_ALLGATHER, 4096, 1, 1), "bruck");
     ck_assert_str_eq(sel(6, FARO_COLL_ALLGATHER, 0, 1, 0), "ring");
