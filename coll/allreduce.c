@@ -17,27 +17,6 @@
  */
 #include "coll.h"
 
-/* The first 2*rem ranks fold into pof2 "new" ranks. */
-static int new_rank(int rank, int rem)
-{
-    if (rank < 2 * rem)
-        return rank % 2 ? rank / 2 : -1;
-    return rank - rem;
-}
-
-static int old_rank(int newrank, int rem)
-{
-    return newrank < rem ? newrank * 2 + 1 : newrank + rem;
-}
-
-static int pof2_below(int size)
-{
-    int p = 1;
-    while (p * 2 <= size)
-        p *= 2;
-    return p;
-}
-
 /* Fold in: even ranks below 2 rem give their data to rank + 1. */
 static int fold_in(const struct faro_coll *c, void *recvbuf, void *tmp, int count,
                    MPI_Datatype t, MPI_Op op, int rem)
@@ -66,7 +45,7 @@ static int fold_out(const struct faro_coll *c, void *recvbuf, int count, MPI_Dat
 int faro_coll_allreduce_recursive_doubling(const struct faro_coll *c, void *recvbuf, int count,
                                            MPI_Datatype t, MPI_Op op)
 {
-    int pof2 = pof2_below(c->size), rem = c->size - pof2;
+    int pof2 = faro_coll_pof2_below(c->size), rem = c->size - pof2;
     int commute = faro_op_is_commutative(op);
     struct faro_coll_tmp tt;
     void *tmp = faro_coll_tmp_typed(&tt, (size_t)count, t);
@@ -74,10 +53,10 @@ int faro_coll_allreduce_recursive_doubling(const struct faro_coll *c, void *recv
         return faro_err(c->comm, MPI_ERR_NO_MEM, "%s: out of memory for %d elements", c->fn,
                         count);
     int rc = fold_in(c, recvbuf, tmp, count, t, op, rem);
-    int newrank = new_rank(c->rank, rem);
+    int newrank = faro_coll_fold_rank(c->rank, rem);
     void *acc = recvbuf, *other = tmp;
     for (int mask = 1; !rc && newrank >= 0 && mask < pof2; mask <<= 1) {
-        int newdst = newrank ^ mask, dst = old_rank(newdst, rem);
+        int newdst = newrank ^ mask, dst = faro_coll_unfold_rank(newdst, rem);
         rc = faro_coll_sendrecv(c->fn, acc, count, t, dst, other, count, t, dst, c->tag,
                                 c->comm, MPI_STATUS_IGNORE);
         if (rc)
@@ -109,19 +88,19 @@ static int block_start(int i, int count, int n)
 int faro_coll_allreduce_rabenseifner(const struct faro_coll *c, void *recvbuf, int count,
                                      MPI_Datatype t, MPI_Op op)
 {
-    int pof2 = pof2_below(c->size), rem = c->size - pof2;
+    int pof2 = faro_coll_pof2_below(c->size), rem = c->size - pof2;
     struct faro_coll_tmp tt;
     char *tmp = faro_coll_tmp_typed(&tt, (size_t)count, t);
     if (!tmp)
         return faro_err(c->comm, MPI_ERR_NO_MEM, "%s: out of memory for %d elements", c->fn,
                         count);
     int rc = fold_in(c, recvbuf, tmp, count, t, op, rem);
-    int newrank = new_rank(c->rank, rem);
+    int newrank = faro_coll_fold_rank(c->rank, rem);
     if (!rc && newrank >= 0) {
         /* reduce-scatter by recursive halving: keep the half on our side */
         int lo = 0, hi = pof2;
         for (int mask = pof2 / 2; mask >= 1 && !rc; mask >>= 1) {
-            int newdst = newrank ^ mask, dst = old_rank(newdst, rem);
+            int newdst = newrank ^ mask, dst = faro_coll_unfold_rank(newdst, rem);
             int mid = lo + (hi - lo) / 2;
             int klo = newrank < newdst ? lo : mid, khi = newrank < newdst ? mid : hi;
             int slo = newrank < newdst ? mid : lo, shi = newrank < newdst ? hi : mid;
@@ -138,7 +117,7 @@ int faro_coll_allreduce_rabenseifner(const struct faro_coll *c, void *recvbuf, i
         }
         /* allgather by recursive doubling: block newrank grows back to the whole */
         for (int mask = 1; mask < pof2 && !rc; mask <<= 1) {
-            int newdst = newrank ^ mask, dst = old_rank(newdst, rem);
+            int newdst = newrank ^ mask, dst = faro_coll_unfold_rank(newdst, rem);
             int mlo = newrank & ~(mask - 1), plo = newdst & ~(mask - 1);
             int ms = block_start(mlo, count, pof2), me = block_start(mlo + mask, count, pof2);
             int ps = block_start(plo, count, pof2), pe = block_start(plo + mask, count, pof2);

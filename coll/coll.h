@@ -280,6 +280,28 @@ int faro_coll_waitall(int n, MPI_Request *reqs);
 int faro_coll_reduce_local(const struct faro_coll *c, MPI_Op op, const void *in, void *inout,
                            int count, MPI_Datatype type);
 
+/* Recursive doubling/halving on any size: pof2 is the largest power of two
+ * <= size and rem = size - pof2; the first 2 rem ranks pair up, the even one
+ * of each pair folds its data into the odd one and sits out (new rank -1),
+ * and the pof2 ranks left are renumbered 0..pof2-1. */
+static inline int faro_coll_pof2_below(int size)
+{
+    int p = 1;
+    while (p * 2 <= size)
+        p *= 2;
+    return p;
+}
+static inline int faro_coll_fold_rank(int rank, int rem)
+{
+    if (rank < 2 * rem)
+        return rank % 2 ? rank / 2 : -1;
+    return rank - rem;
+}
+static inline int faro_coll_unfold_rank(int newrank, int rem)
+{
+    return newrank < rem ? newrank * 2 + 1 : newrank + rem;
+}
+
 /* Address of element i of a typed buffer. */
 static inline char *faro_coll_at(const void *buf, MPI_Aint i, MPI_Datatype t)
 {

@@ -40,27 +40,6 @@
  */
 #include "coll.h"
 
-static int pof2_below(int size)
-{
-    int p = 1;
-    while (p * 2 <= size)
-        p *= 2;
-    return p;
-}
-
-/* New rank of an old one: -1 for the even ranks below 2 rem (they sit out). */
-static int new_rank(int rank, int rem)
-{
-    if (rank < 2 * rem)
-        return rank % 2 ? rank / 2 : -1;
-    return rank - rem;
-}
-
-static int old_rank(int newrank, int rem)
-{
-    return newrank < rem ? newrank * 2 + 1 : newrank + rem;
-}
-
 static int no_mem(const struct faro_coll *c, int count)
 {
     return faro_err(c->comm, MPI_ERR_NO_MEM, "%s: out of memory for %d elements", c->fn, count);
@@ -108,7 +87,7 @@ static int halve(const struct faro_coll *c, void *acc, void *tmp, const struct p
 {
     int lo = 0, hi = p->n, rc = MPI_SUCCESS;
     for (int mask = p->n / 2; mask >= 1 && !rc; mask >>= 1) {
-        int newdst = newrank ^ mask, dst = old_rank(newdst, p->rem);
+        int newdst = newrank ^ mask, dst = faro_coll_unfold_rank(newdst, p->rem);
         int mid = lo + (hi - lo) / 2, mine_low = newrank < newdst;
         int klo = mine_low ? lo : mid, khi = mine_low ? mid : hi;
         int slo = mine_low ? mid : lo, shi = mine_low ? hi : mid;
@@ -134,11 +113,13 @@ static int max_half(const struct parts *p)
 int faro_coll_reduce_rabenseifner(const struct faro_coll *c, const void *sendbuf,
                                   void *recvbuf, int count, MPI_Datatype t, MPI_Op op, int root)
 {
-    int pof2 = pof2_below(c->size), rem = c->size - pof2, rc;
-    int newrank = new_rank(c->rank, rem), is_root = c->rank == root;
+    int pof2 = faro_coll_pof2_below(c->size), rem = c->size - pof2, rc;
+    int newrank = faro_coll_fold_rank(c->rank, rem), is_root = c->rank == root;
     const void *own = sendbuf ? sendbuf : recvbuf;
     /* the new rank that collects the result: the root's, or its partner's */
-    int newroot = new_rank(root, rem) >= 0 ? new_rank(root, rem) : new_rank(root + 1, rem);
+    int newroot = faro_coll_fold_rank(root, rem);
+    if (newroot < 0)
+        newroot = faro_coll_fold_rank(root + 1, rem);
     if (newrank < 0) { /* sat out: give the input, the root then gets the result */
         rc = fold_in(c, own, NULL, NULL, count, t, op, rem);
         if (!rc && is_root)
@@ -164,7 +145,7 @@ int faro_coll_reduce_rabenseifner(const struct faro_coll *c, const void *sendbuf
     /* binomial gather of the parts to newroot, relative ranks newrank ^ newroot */
     int vr = newrank ^ newroot;
     for (int mask = 1; mask < pof2 && !rc; mask <<= 1) {
-        int partner = old_rank(newrank ^ mask, rem);
+        int partner = faro_coll_unfold_rank(newrank ^ mask, rem);
         if (vr & mask) {
             int mlo = newrank & ~(mask - 1);
             int s = part_start(&p, mlo), e = part_start(&p, mlo + mask);
@@ -189,8 +170,8 @@ int faro_coll_reduce_scatter_recursive_halving(const struct faro_coll *c, const 
                                                const struct faro_coll_blocks *blks, int total,
                                                MPI_Datatype t, MPI_Op op)
 {
-    int pof2 = pof2_below(c->size), rem = c->size - pof2, rank = c->rank, rc;
-    int newrank = new_rank(rank, rem), mycount = faro_coll_bcount(blks, rank);
+    int pof2 = faro_coll_pof2_below(c->size), rem = c->size - pof2, rank = c->rank, rc;
+    int newrank = faro_coll_fold_rank(rank, rem), mycount = faro_coll_bcount(blks, rank);
     const void *in = sendbuf ? sendbuf : recvbuf; /* in place: all of recvbuf */
     if (newrank < 0) { /* sat out: give the input, get the piece back */
         rc = fold_in(c, in, NULL, NULL, total, t, op, rem);

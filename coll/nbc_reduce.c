@@ -90,19 +90,6 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype typ
     return faro_sched_start(s, request);
 }
 
-/* First 2 rem ranks fold into pof2 ranks: the odd one of each pair stays. */
-static int new_rank(int rank, int rem)
-{
-    if (rank < 2 * rem)
-        return rank % 2 ? rank / 2 : -1;
-    return rank - rem;
-}
-
-static int old_rank(int newrank, int rem)
-{
-    return newrank < rem ? newrank * 2 + 1 : newrank + rem;
-}
-
 #pragma weak MPI_Iallreduce = PMPI_Iallreduce
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type, MPI_Op op,
                     MPI_Comm comm, MPI_Request *request)
@@ -122,10 +109,8 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
     int rank = comm->rank, size = comm->size;
     if (sendbuf != MPI_IN_PLACE)
         faro_sched_copy(s, sendbuf, count, type, recvbuf, count, type);
-    int pof2 = 1;
-    while (pof2 * 2 <= size)
-        pof2 *= 2;
-    int rem = size - pof2, commute = faro_op_is_commutative(op);
+    int pof2 = faro_coll_pof2_below(size), rem = size - pof2;
+    int commute = faro_op_is_commutative(op);
     void *tmp = size > 1 ? faro_sched_tmp_typed(s, (size_t)count, type) : NULL;
     if (rank < 2 * rem) {
         if (rank % 2 == 0) {
@@ -137,10 +122,10 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
         }
         faro_sched_round(s);
     }
-    int newrank = new_rank(rank, rem);
+    int newrank = faro_coll_fold_rank(rank, rem);
     void *acc = recvbuf, *other = tmp;
     for (int mask = 1; newrank >= 0 && mask < pof2; mask <<= 1) {
-        int newdst = newrank ^ mask, dst = old_rank(newdst, rem);
+        int newdst = newrank ^ mask, dst = faro_coll_unfold_rank(newdst, rem);
         faro_sched_send(s, acc, count, type, dst);
         faro_sched_recv(s, other, count, type, dst);
         faro_sched_round(s);

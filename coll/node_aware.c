@@ -221,15 +221,13 @@ static int vdissemination(const struct faro_coll *c, const struct vgroup *g)
 static int vallreduce(const struct faro_coll *c, const struct vgroup *g, void *buf, int count,
                       MPI_Datatype t, MPI_Op op)
 {
-    int size = g->n, vr = g->me, pof2 = 1;
-    while (pof2 * 2 <= size)
-        pof2 *= 2;
+    int size = g->n, vr = g->me, pof2 = faro_coll_pof2_below(size);
     int rem = size - pof2, rc = MPI_SUCCESS;
     struct faro_coll_tmp tt;
     void *other = faro_coll_tmp_typed(&tt, (size_t)count, t), *acc = buf;
     if (!other)
         return no_mem(c, count);
-    int newr = vr < 2 * rem ? (vr % 2 ? vr / 2 : -1) : vr - rem;
+    int newr = faro_coll_fold_rank(vr, rem);
     if (vr < 2 * rem) {
         if (vr % 2 == 0) {
             rc = faro_coll_send(c->fn, buf, count, t, vat(g, vr + 1), c->tag, c->comm);
@@ -242,7 +240,7 @@ static int vallreduce(const struct faro_coll *c, const struct vgroup *g, void *b
     }
     for (int mask = 1; !rc && newr >= 0 && mask < pof2; mask <<= 1) {
         int newdst = newr ^ mask;
-        int dst = vat(g, newdst < rem ? newdst * 2 + 1 : newdst + rem);
+        int dst = vat(g, faro_coll_unfold_rank(newdst, rem));
         rc = faro_coll_sendrecv(c->fn, acc, count, t, dst, other, count, t, dst, c->tag, c->comm,
                                 MPI_STATUS_IGNORE);
         if (rc)

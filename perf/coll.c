@@ -243,10 +243,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 struct opts {
-    size_t minsz, maxsz;
-    double scale;
-    int rounds, format;
-    size_t off_cache;
+    struct perf_opts c;
     size_t *sizes;
     int nsizes;
 };
@@ -281,18 +278,18 @@ static void bench(int c, int nb, MPI_Comm comm, const struct opts *o, char *sbuf
             fprintf(stderr, "coll: %s: not provided by this MPI, skipped\n", name);
         return;
     }
-    if (wrank == 0 && o->format == PERF_TABLE) {
+    if (wrank == 0 && o->c.format == PERF_TABLE) {
         printf("#----------------------------------------------------------------\n");
-        printf("# Benchmark: %s\n# #processes = %d, %d rounds per size%s\n", name, p, o->rounds,
-               o->off_cache ? ", off-cache" : "");
+        printf("# Benchmark: %s\n# #processes = %d, %d rounds per size%s\n", name, p, o->c.rounds,
+               o->c.off_cache ? ", off-cache" : "");
         printf("#----------------------------------------------------------------\n");
         printf("%12s %13s %12s %12s %12s\n", "#bytes", "#repetitions", "t_min[usec]",
                "t_max[usec]", "t_avg[usec]");
     }
     int *counts = malloc(sizeof(int) * (size_t)p * 2);
-    double *rt = malloc(sizeof(double) * (size_t)o->rounds);
+    double *rt = malloc(sizeof(double) * (size_t)o->c.rounds);
     if (!counts || !rt)
-        perf_oom(sizeof(int) * (size_t)p * 2 + sizeof(double) * (size_t)o->rounds);
+        perf_oom(sizeof(int) * (size_t)p * 2 + sizeof(double) * (size_t)o->c.rounds);
     struct call k = {comm, me, p, 0, 0, counts, counts + p};
     for (int si = 0; si < o->nsizes; si++) {
         size_t n = o->sizes[si];
@@ -321,22 +318,22 @@ static void bench(int c, int nb, MPI_Comm comm, const struct opts *o, char *sbuf
         struct perf_cycle sc, rc;
         perf_cycle_init(&sc, sbuf, sregion, sb);
         perf_cycle_init(&rc, rbuf, rregion, rb);
-        if (!o->off_cache)
+        if (!o->c.off_cache)
             sc.nslots = rc.nslots = 1;
         if (!check(c, nb, &k, sbuf, rbuf, sb, rb))
             perf_die("%s: wrong result at %zu bytes on %d ranks: this MPI is broken", name, n, p);
-        long reps = c == C_BARRIER ? coll_reps(0, p, o->scale) : coll_reps(n, p, o->scale);
+        long reps = c == C_BARRIER ? coll_reps(0, p, o->c.scale) : coll_reps(n, p, o->c.scale);
         for (long i = 0; i < reps / 10 + 1; i++) /* warm-up */
             call(c, nb, &k, perf_cycle_next(&sc), perf_cycle_next(&rc));
-        for (int r = 0; r < o->rounds; r++) {
+        for (int r = 0; r < o->c.rounds; r++) {
             MPI_Barrier(comm);
             double t0 = MPI_Wtime();
             for (long i = 0; i < reps; i++)
                 call(c, nb, &k, perf_cycle_next(&sc), perf_cycle_next(&rc));
             rt[r] = (MPI_Wtime() - t0) / (double)reps;
         }
-        qsort(rt, (size_t)o->rounds, sizeof(double), cmp_double);
-        double t = o->rounds % 2 ? rt[o->rounds / 2] : (rt[o->rounds / 2 - 1] + rt[o->rounds / 2]) / 2;
+        qsort(rt, (size_t)o->c.rounds, sizeof(double), cmp_double);
+        double t = o->c.rounds % 2 ? rt[o->c.rounds / 2] : (rt[o->c.rounds / 2 - 1] + rt[o->c.rounds / 2]) / 2;
         double tmin = 0, tmax = 0, tsum = 0;
         MPI_Reduce(&t, &tmin, 1, MPI_DOUBLE, MPI_MIN, 0, comm);
         MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, comm);
@@ -344,7 +341,7 @@ static void bench(int c, int nb, MPI_Comm comm, const struct opts *o, char *sbuf
         if (me != 0)
             continue;
         double tavg = tsum / p;
-        if (o->format == PERF_TABLE) {
+        if (o->c.format == PERF_TABLE) {
             printf("%12zu %13ld %12.2f %12.2f %12.2f\n", n, reps, tmin * 1e6, tmax * 1e6,
                    tavg * 1e6);
             fflush(stdout);
@@ -360,7 +357,7 @@ static void bench(int c, int nb, MPI_Comm comm, const struct opts *o, char *sbuf
             perf_out_row(&out, vals);
         }
     }
-    if (wrank == 0 && o->format == PERF_TABLE)
+    if (wrank == 0 && o->c.format == PERF_TABLE)
         printf("\n");
     free(counts);
     free(rt);
@@ -406,42 +403,20 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     perf_tool = "coll";
-    struct opts o = {0, (size_t)1 << 20, 1.0, 5, PERF_TABLE, 0, NULL, 0};
-    int want[NCOLL], nonblocking = 0, progress = 0;
+    struct opts o = {{0, (size_t)1 << 20, 1.0, 5, PERF_TABLE, 0, 0}, NULL, 0};
+    int want[NCOLL], nonblocking = 0;
     const char *ranks_arg = NULL;
     for (int c = 0; c < NCOLL; c++)
         want[c] = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--csv")) {
-            o.format = PERF_CSV;
-        } else if (!strcmp(a, "--format") && v) {
-            o.format = perf_parse_format(v), i++;
-        } else if (!strcmp(a, "--coll") && v) {
+        if (perf_parse_common(argc, argv, &i, &o.c))
+            continue;
+        if (!strcmp(a, "--coll") && v) {
             parse_coll_list(v, want), i++;
         } else if (!strcmp(a, "--nonblocking")) {
             nonblocking = 1;
-        } else if (!strcmp(a, "--min-size") && v) {
-            o.minsz = perf_parse_size(v), i++;
-        } else if (!strcmp(a, "--max-size") && v) {
-            o.maxsz = perf_parse_size(v), i++;
-        } else if (!strcmp(a, "--off-cache")) {
-            o.off_cache = perf_off_cache_default();
-        } else if (!strncmp(a, "--off-cache=", 12)) {
-            o.off_cache = perf_parse_size(a + 12);
-        } else if (!strcmp(a, "--iters-scale") && v) {
-            o.scale = atof(v), i++;
-            if (o.scale <= 0)
-                perf_die("--iters-scale must be > 0");
-        } else if (!strcmp(a, "--rounds") && v) {
-            o.rounds = atoi(v), i++;
-            if (o.rounds < 1)
-                perf_die("--rounds must be >= 1");
-        } else if (!strcmp(a, "--progress")) {
-            progress = 1;
-        } else if (!strcmp(a, "--progress=always")) {
-            progress = 2;
         } else if (!strcmp(a, "--ranks") && v) {
             ranks_arg = v, i++;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -455,11 +430,11 @@ int main(int argc, char **argv)
     if (nonblocking)
         for (int c = 0; c < NCOLL; c++)
             want[c] = want[c] & 1 ? (want[c] & ~1) | 2 : want[c];
-    if (o.minsz > o.maxsz)
+    if (o.c.minsz > o.c.maxsz)
         perf_die("--min-size is larger than --max-size");
-    if ((double)o.maxsz * np > 0x7fffffff)
+    if ((double)o.c.maxsz * np > 0x7fffffff)
         perf_die("--max-size times the number of ranks must fit in an int");
-    o.nsizes = perf_sizes(o.minsz, o.maxsz, NULL, 0, &o.sizes);
+    o.nsizes = perf_sizes(o.c.minsz, o.c.maxsz, NULL, 0, &o.sizes);
     int *ks, nks = 1;
     if (ranks_arg) {
         size_t *kv;
@@ -475,11 +450,11 @@ int main(int argc, char **argv)
         ks = malloc(sizeof(int));
         ks[0] = np;
     }
-    perf_progress_on = wrank == 0 && (progress == 2 || (progress == 1 && isatty(2)));
+    perf_progress_enable(wrank, &o.c);
 
     /* the largest call: np blocks of max-size on both sides */
-    size_t need = (o.maxsz ? o.maxsz : 1) * (size_t)np + 64;
-    size_t region = o.off_cache > need ? o.off_cache : need;
+    size_t need = (o.c.maxsz ? o.c.maxsz : 1) * (size_t)np + 64;
+    size_t region = o.c.off_cache > need ? o.c.off_cache : need;
     char *sbuf = malloc(region), *rbuf = malloc(region);
     if (!sbuf || !rbuf)
         perf_oom(2 * region);
@@ -500,15 +475,15 @@ int main(int argc, char **argv)
     perf_library(lib, sizeof(lib));
     static const char *const keys[] = {"coll", "np", "bytes", "reps", "t_min_us", "t_max_us",
                                        "t_avg_us"};
-    out.format = o.format;
+    out.format = o.c.format;
     out.nkeys = 7;
     out.keys = keys;
     if (wrank == 0) {
-        if (o.format == PERF_TABLE) {
+        if (o.c.format == PERF_TABLE) {
             printf("# coll: %s\n# %d ranks, sizes %zu..%zu bytes (IMB: per process)", lib, np,
                    o.sizes[0], o.sizes[o.nsizes - 1]);
-            if (o.off_cache)
-                printf(", off-cache region %zu bytes", o.off_cache);
+            if (o.c.off_cache)
+                printf(", off-cache region %zu bytes", o.c.off_cache);
             printf("\n\n");
         } else {
             perf_out_begin(&out, lib, np);
@@ -530,7 +505,7 @@ int main(int argc, char **argv)
     }
     if (wrank == 0) {
         perf_progress_done();
-        if (o.format != PERF_TABLE)
+        if (o.c.format != PERF_TABLE)
             perf_out_end(&out);
     }
     free(sbuf);

@@ -254,11 +254,7 @@ static int check(int b, const struct role *ro, const struct msg *m)
 }
 
 struct opts {
-    size_t minsz, maxsz;
-    double scale;
-    int rounds;
-    int format;
-    size_t off_cache; /* 0: off */
+    struct perf_opts c;
     size_t *sizes;
     int nsizes;
     int *pairs;
@@ -274,11 +270,11 @@ static void bench(int b, int pairs, const struct opts *o, char *sbuf, size_t sre
 {
     struct role ro = role_for(b, pairs);
     int has_pairs = b >= B_BISECT_BLOCKING, is_rate = b == B_MSGRATE;
-    double *times = malloc(sizeof(double) * (size_t)o->rounds * 2);
+    double *times = malloc(sizeof(double) * (size_t)o->c.rounds * 2);
     if (!times)
-        perf_oom(sizeof(double) * (size_t)o->rounds * 2);
-    double *maxt = times + o->rounds;
-    if (rank == 0 && o->format == PERF_TABLE) {
+        perf_oom(sizeof(double) * (size_t)o->c.rounds * 2);
+    double *maxt = times + o->c.rounds;
+    if (rank == 0 && o->c.format == PERF_TABLE) {
         printf("#-----------------------------------------------------------------------------\n");
         printf("# Benchmark: %s\n", bench_title[b]);
         if (b <= B_PINGPING)
@@ -287,7 +283,7 @@ static void bench(int b, int pairs, const struct opts *o, char *sbuf, size_t sre
             printf("# all %d ranks (ring)", np);
         else
             printf("# %d pair(s): rank i with i + %d", pairs, np / 2);
-        printf(", %d rounds per size%s\n", o->rounds, o->off_cache ? ", off-cache" : "");
+        printf(", %d rounds per size%s\n", o->c.rounds, o->c.off_cache ? ", off-cache" : "");
         printf("#-----------------------------------------------------------------------------\n");
         if (has_pairs)
             printf("%7s ", "#pairs");
@@ -306,42 +302,42 @@ static void bench(int b, int pairs, const struct opts *o, char *sbuf, size_t sre
             perf_progress("p2p: %s%s%.0d %zu bytes [%d/%d]", bench_name[b],
                           has_pairs ? " pairs " : "", has_pairs ? pairs : 0, n, step, nsteps);
         struct msg m = msg_make(n);
-        long reps = perf_reps(n, o->scale);
+        long reps = perf_reps(n, o->c.scale);
         if (is_rate)
             reps = reps / window < 2 ? 2 : reps / window;
         perf_cycle_init(&scyc, sbuf, sregion, m.span);
         perf_cycle_init(&rcyc, rbuf, rregion, (size_t)ro.nrecv * m.span);
-        if (!o->off_cache)
+        if (!o->c.off_cache)
             scyc.nslots = rcyc.nslots = 1;
         if (!check(b, &ro, &m))
             perf_die("%s: wrong data received at %zu bytes: this MPI is broken", bench_name[b], n);
         MPI_Barrier(MPI_COMM_WORLD);
         if (ro.active)
             run(b, &ro, &m, reps / 10 + 2); /* warm-up */
-        for (int r = 0; r < o->rounds; r++) {
+        for (int r = 0; r < o->c.rounds; r++) {
             MPI_Barrier(MPI_COMM_WORLD);
             times[r] = ro.active ? run(b, &ro, &m, reps) : 0.0;
         }
-        MPI_Reduce(times, maxt, o->rounds, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        MPI_Reduce(times, maxt, o->c.rounds, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         msg_free(&m);
         if (rank != 0)
             continue;
         /* per-iteration (msgrate: per-message) time of each round */
         double per = (double)reps * (b == B_PINGPONG ? 2 : 1) * (is_rate ? window : 1);
         double tmin = 1e300, tmax = 0, tsum = 0;
-        for (int r = 0; r < o->rounds; r++) {
+        for (int r = 0; r < o->c.rounds; r++) {
             double t = maxt[r] / per;
             tmin = t < tmin ? t : tmin;
             tmax = t > tmax ? t : tmax;
             tsum += t;
         }
-        double tavg = tsum / o->rounds;
+        double tavg = tsum / o->c.rounds;
         double factor = b == B_SENDRECV ? 2 : b == B_EXCHANGE ? 4 : has_pairs && !is_rate ? 2.0 * pairs
                       : is_rate ? pairs : 1;
         double mbs = tavg > 0 ? factor * (double)m.n / tavg / 1e6 : 0;
         double rate = is_rate && tavg > 0 ? pairs / tavg : 0;
         long shown_reps = is_rate ? reps * window : reps;
-        if (o->format == PERF_TABLE) {
+        if (o->c.format == PERF_TABLE) {
             if (has_pairs)
                 printf("%7d ", pairs);
             printf("%12zu %13ld %12.2f %12.2f %12.2f %12.2f", n, shown_reps, tmin * 1e6, tmax * 1e6,
@@ -372,7 +368,7 @@ static void bench(int b, int pairs, const struct opts *o, char *sbuf, size_t sre
             perf_out_row(&out, vals);
         }
     }
-    if (rank == 0 && o->format == PERF_TABLE)
+    if (rank == 0 && o->c.format == PERF_TABLE)
         printf("\n");
     free(times);
 }
@@ -416,8 +412,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     perf_tool = "p2p";
     no_statuses = MPI_STATUSES_IGNORE;
-    struct opts o = {0, (size_t)4 << 20, 1.0, 5, PERF_TABLE, 0, NULL, 0, NULL, 0};
-    int want[NBENCH], fine = 0, progress = 0;
+    struct opts o = {{0, (size_t)4 << 20, 1.0, 5, PERF_TABLE, 0, 0}, NULL, 0, NULL, 0};
+    int want[NBENCH], fine = 0;
     size_t *around = NULL;
     int naround = 0;
     const char *pairs_arg = NULL;
@@ -426,38 +422,16 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--csv")) {
-            o.format = PERF_CSV;
-        } else if (!strcmp(a, "--format") && v) {
-            o.format = perf_parse_format(v), i++;
-        } else if (!strcmp(a, "--bench") && v) {
+        if (perf_parse_common(argc, argv, &i, &o.c))
+            continue;
+        if (!strcmp(a, "--bench") && v) {
             parse_bench_list(v, want), i++;
-        } else if (!strcmp(a, "--min-size") && v) {
-            o.minsz = perf_parse_size(v), i++;
-        } else if (!strcmp(a, "--max-size") && v) {
-            o.maxsz = perf_parse_size(v), i++;
         } else if (!strcmp(a, "--fine-sweep")) {
             fine = 1;
         } else if (!strcmp(a, "--around") && v) {
             free(around);
             naround = perf_parse_size_list(v, &around), i++;
             fine = 1;
-        } else if (!strcmp(a, "--off-cache")) {
-            o.off_cache = perf_off_cache_default();
-        } else if (!strncmp(a, "--off-cache=", 12)) {
-            o.off_cache = perf_parse_size(a + 12);
-        } else if (!strcmp(a, "--iters-scale") && v) {
-            o.scale = atof(v), i++;
-            if (o.scale <= 0)
-                perf_die("--iters-scale must be > 0");
-        } else if (!strcmp(a, "--rounds") && v) {
-            o.rounds = atoi(v), i++;
-            if (o.rounds < 1)
-                perf_die("--rounds must be >= 1");
-        } else if (!strcmp(a, "--progress")) {
-            progress = 1;
-        } else if (!strcmp(a, "--progress=always")) {
-            progress = 2;
         } else if (!strcmp(a, "--datatype") && v) {
             if (!strcmp(v, "byte"))
                 dt_kind = 0;
@@ -488,13 +462,14 @@ int main(int argc, char **argv)
     }
     if (np < 2)
         perf_die("needs at least 2 ranks");
-    if (o.minsz > o.maxsz)
+    if (o.c.minsz > o.c.maxsz)
         perf_die("--min-size is larger than --max-size");
-    if (o.maxsz > (size_t)0x7fffffff)
+    if (o.c.maxsz > (size_t)0x7fffffff)
         perf_die("--max-size must fit in an int count");
     if (fine && !around)
         naround = (int)(sizeof(perf_default_around) / sizeof(perf_default_around[0]));
-    o.nsizes = perf_sizes(o.minsz, o.maxsz, fine ? (around ? around : perf_default_around) : NULL,
+    o.nsizes = perf_sizes(o.c.minsz, o.c.maxsz,
+                          fine ? (around ? around : perf_default_around) : NULL,
                           fine ? naround : 0, &o.sizes);
     /* bisect pair counts: the list given, else 1, 2, 4, .., np/2 */
     int half = np / 2;
@@ -515,25 +490,25 @@ int main(int argc, char **argv)
             o.pairs[o.npairs++] = k;
         o.pairs[o.npairs++] = half;
     }
-    perf_progress_on = rank == 0 && (progress == 2 || (progress == 1 && isatty(2)));
+    perf_progress_enable(rank, &o.c);
 
     /* buffers: a send slot is one message; a receive slot holds the
      * messages of one iteration (exchange 2, msgrate the window) */
-    struct msg big = msg_make(o.maxsz);
+    struct msg big = msg_make(o.c.maxsz);
     size_t span = big.span ? big.span : 1, rate_span = span;
     msg_free(&big);
     if (want[B_MSGRATE]) {
-        struct msg mr = msg_make(o.maxsz < MSGRATE_MAX_SIZE ? o.maxsz : MSGRATE_MAX_SIZE);
+        struct msg mr = msg_make(o.c.maxsz < MSGRATE_MAX_SIZE ? o.c.maxsz : MSGRATE_MAX_SIZE);
         rate_span = (mr.span ? mr.span : 1) * (size_t)window;
         msg_free(&mr);
     }
     size_t sregion = span + 64, rregion = 2 * span + 64;
     if (want[B_MSGRATE] && rate_span + 64 > rregion)
         rregion = rate_span + 64;
-    if (o.off_cache > sregion)
-        sregion = o.off_cache;
-    if (o.off_cache > rregion)
-        rregion = o.off_cache;
+    if (o.c.off_cache > sregion)
+        sregion = o.c.off_cache;
+    if (o.c.off_cache > rregion)
+        rregion = o.c.off_cache;
     char *sbuf = malloc(sregion), *rbuf = malloc(rregion);
     if (!sbuf || !rbuf)
         perf_oom(sregion + rregion);
@@ -553,16 +528,16 @@ int main(int argc, char **argv)
     perf_library(lib, sizeof(lib));
     static const char *const keys[] = {"bench", "np", "pairs", "bytes", "reps", "t_min_us",
                                        "t_max_us", "t_avg_us", "mbytes_per_s", "msgs_per_s"};
-    out.format = o.format;
+    out.format = o.c.format;
     out.nkeys = 10;
     out.keys = keys;
     if (rank == 0) {
-        if (o.format == PERF_TABLE) {
+        if (o.c.format == PERF_TABLE) {
             printf("# p2p: %s\n# %d ranks, %d sizes %zu..%zu bytes, datatype %s", lib, np, o.nsizes,
                    o.sizes[0], o.sizes[o.nsizes - 1],
                    dt_kind == 0 ? "byte" : dt_kind == 1 ? "contig" : "vector");
-            if (o.off_cache)
-                printf(", off-cache region %zu bytes", o.off_cache);
+            if (o.c.off_cache)
+                printf(", off-cache region %zu bytes", o.c.off_cache);
             printf("\n\n");
         } else {
             perf_out_begin(&out, lib, np);
@@ -580,7 +555,7 @@ int main(int argc, char **argv)
     }
     if (rank == 0) {
         perf_progress_done();
-        if (o.format != PERF_TABLE)
+        if (o.c.format != PERF_TABLE)
             perf_out_end(&out);
     }
     free(sbuf);

@@ -334,4 +334,54 @@ static inline int perf_parse_format(const char *v)
     return PERF_TABLE;
 }
 
+/* The options every tool takes. */
+struct perf_opts {
+    size_t minsz, maxsz;
+    double scale;     /* --iters-scale */
+    int rounds, format;
+    int progress;     /* 0 off, 1 on a terminal, 2 always */
+    size_t off_cache; /* 0: off */
+};
+
+/* The option at argv[*i] if it is one of struct perf_opts's (its value, if
+ * any, at argv[*i + 1]): applied to o, *i moved past it, 1. Otherwise 0. */
+static inline int perf_parse_common(int argc, char **argv, int *i, struct perf_opts *o)
+{
+    const char *a = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+    if (!strcmp(a, "--csv")) {
+        o->format = PERF_CSV;
+    } else if (!strcmp(a, "--format") && v) {
+        o->format = perf_parse_format(v), (*i)++;
+    } else if (!strcmp(a, "--min-size") && v) {
+        o->minsz = perf_parse_size(v), (*i)++;
+    } else if (!strcmp(a, "--max-size") && v) {
+        o->maxsz = perf_parse_size(v), (*i)++;
+    } else if (!strcmp(a, "--off-cache")) {
+        o->off_cache = perf_off_cache_default();
+    } else if (!strncmp(a, "--off-cache=", 12)) {
+        o->off_cache = perf_parse_size(a + 12);
+    } else if (!strcmp(a, "--iters-scale") && v) {
+        o->scale = atof(v), (*i)++;
+        if (o->scale <= 0)
+            perf_die("--iters-scale must be > 0");
+    } else if (!strcmp(a, "--rounds") && v) {
+        o->rounds = atoi(v), (*i)++;
+        if (o->rounds < 1)
+            perf_die("--rounds must be >= 1");
+    } else if (!strcmp(a, "--progress")) {
+        o->progress = 1;
+    } else if (!strcmp(a, "--progress=always")) {
+        o->progress = 2;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* --progress: on rank 0 only, and with plain --progress only on a terminal. */
+static inline void perf_progress_enable(int rank, const struct perf_opts *o)
+{
+    perf_progress_on = rank == 0 && (o->progress == 2 || (o->progress == 1 && isatty(2)));
+}
+
 #endif

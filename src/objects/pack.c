@@ -97,11 +97,10 @@ static char *whole_elements(char *base, MPI_Datatype t, size_t count, char *stre
     return stream;
 }
 
-/* Bytes [q, q + n) of the packed form of the one element at base (n > 0). */
-static char *part_element(char *base, MPI_Datatype t, size_t q, size_t n, char *stream,
-                          int unpack)
+/* The run holding packed byte q of an element (binary search over run starts). */
+static int run_at(MPI_Datatype t, size_t q)
 {
-    int lo = 0, hi = t->nrun - 1; /* the run holding packed byte q */
+    int lo = 0, hi = t->nrun - 1;
     while (lo < hi) {
         int mid = (lo + hi + 1) / 2;
         if (t->run[mid].pos <= q)
@@ -109,7 +108,14 @@ static char *part_element(char *base, MPI_Datatype t, size_t q, size_t n, char *
         else
             hi = mid - 1;
     }
-    for (int k = lo; n > 0 && k < t->nrun; k++) {
+    return lo;
+}
+
+/* Bytes [q, q + n) of the packed form of the one element at base (n > 0). */
+static char *part_element(char *base, MPI_Datatype t, size_t q, size_t n, char *stream,
+                          int unpack)
+{
+    for (int k = run_at(t, q); n > 0 && k < t->nrun; k++) {
         const struct faro_run *r = &t->run[k];
         size_t in = q - r->pos, i = in / r->len, b = in % r->len;
         char *seg = base + r->off + (MPI_Aint)i * r->stride;
@@ -200,15 +206,7 @@ int faro_type_iov(const void *buf, MPI_Datatype t, size_t pos, size_t n, struct 
     }
     size_t e = pos / t->size, q = pos % t->size;
     char *base = at(buf, (MPI_Aint)e * t->extent);
-    int lo = 0, hi = t->nrun - 1; /* the run holding packed byte q of the element */
-    while (lo < hi) {
-        int mid = (lo + hi + 1) / 2;
-        if (t->run[mid].pos <= q)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    int k = lo;
+    int k = run_at(t, q);
     while (n > 0) {
         const struct faro_run *r = &t->run[k];
         size_t in = q - r->pos, i = in / r->len, b = in % r->len;
