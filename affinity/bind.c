@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "affinity.h"
-#include "runtime/log.h"
-#include "runtime/tunables.h"
+#include "base/log.h"
+#include "base/tunables.h"
 
 #ifdef FARO_HAVE_HWLOC
 #include "affinity_int.h"

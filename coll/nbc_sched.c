@@ -4,12 +4,12 @@
  * A schedule is a flat array of steps plus the index where each round ends.
  * Running a round walks its steps once: local copies and reductions run on
  * the spot, sends and receives are posted and their requests kept. The
- * engine then waits for nothing: while any schedule is active, nbc_sched.c puts
- * its advance function in faro_progress_hook, so every poll of the progress
- * engine (MPI_Test, MPI_Wait, any blocking call) tests the current round's
+ * engine then waits for nothing: while any schedule is active, nbc_sched.c
+ * registers its advance function as a poller of the progress engine, so every
+ * poll (MPI_Test, MPI_Wait, any blocking call) tests the current round's
  * requests of each active schedule and, when they are all complete, releases
  * them and runs the next round, as many rounds as are ready. When no schedule
- * is active the hook is NULL again and an idle poll pays one branch.
+ * is active the poller is unregistered and an idle poll pays one branch.
  *
  * This file owns its request kind (FARO_REQ_COLL): it allocates the request
  * at the start, reads the complete flag and status of the point-to-point
@@ -68,6 +68,7 @@ struct faro_sched {
 
 static struct faro_sched *active_head, **active_tail = &active_head;
 static int advancing; /* the hook is not re-entered from a post inside it */
+static int poller = -1;      /* the progress poller slot while schedules are active */
 
 /* Grow an array kept inline at first; 0 or -1. */
 static int grow(void **arr, int *cap, size_t elem, void *inline_arr)
@@ -360,7 +361,7 @@ static void finish(struct faro_sched *s)
     faro_req_complete(r); /* releases r when the program freed it already */
 }
 
-static int progress_hook(void)
+static int progress_hook(void *arg)
 {
     if (advancing)
         return 0;
@@ -379,8 +380,10 @@ static int progress_hook(void)
             pp = &s->next;
         }
     }
-    if (!active_head)
-        faro_progress_hook = NULL;
+    if (!active_head) {
+        faro_progress_unregister(poller);
+        poller = -1;
+    }
     advancing = 0;
     return events;
 }
@@ -443,6 +446,7 @@ int faro_sched_start(struct faro_sched *s, MPI_Request *request)
     }
     *active_tail = s;
     active_tail = &s->next;
-    faro_progress_hook = progress_hook;
+    if (poller < 0 && (poller = faro_progress_register(progress_hook, NULL)) < 0)
+        faro_fatal(MPI_ERR_INTERN, "%s: no progress poller slot is free", fn);
     return MPI_SUCCESS;
 }

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include "coll.h"
-#include "runtime/tunables.h"
+#include "base/tunables.h"
 
 /* The job rank of member r of comm's own group (the local group of an
  * intercommunicator, though node-aware algorithms never run on one). */

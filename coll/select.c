@@ -40,8 +40,8 @@
 #include <string.h>
 
 #include "select.h"
-#include "runtime/log.h"
-#include "runtime/tunables.h"
+#include "base/log.h"
+#include "base/tunables.h"
 
 /* ---- the algorithm table, from algorithms.def ---- */
 

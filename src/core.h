@@ -86,11 +86,18 @@ struct faro_transport {
     const faro_tp_ops_t *ops;
     faro_tp_t *tp;
     faro_tp_attr_t attr;
-    int used;              /* carries traffic to at least one peer: progress polls it */
+    faro_tp_env_t env;     /* this instance's: env.core points back here */
+    int used;              /* may carry traffic: progress polls it */
 };
 
+/* A job rank as a destination and a source. Its transport and endpoint are
+ * chosen at the first message either way (wireup.c): by this rank's first
+ * send (faro_peer_get), or by the peer's connection (the accepted upcall).
+ * The endpoint's context in the transport is the peer itself. */
 struct faro_peer {
-    struct faro_transport *t;
+    struct faro_transport *t; /* NULL until connected */
+    faro_tp_ep_t *ep;
+    int rank;
     size_t eager_limit;    /* effective: user knobs applied */
     size_t max_inline;
     size_t frag;           /* pipeline fragment */
@@ -113,11 +120,22 @@ struct faro_state {
     char jobid[256];
     char hostname[MPI_MAX_PROCESSOR_NAME];
     long outstanding;      /* transport operations not yet completed */
+    int nstandby;          /* transports alive but carrying no peer yet (wireup.c) */
+    unsigned polls;        /* progress calls, for polling standby transports */
 };
 extern struct faro_state faro;
 
 /* wireup.c */
 int faro_wireup(char *err, size_t errlen);
+/* Choose a transport for p and connect to it (the first message to it). */
+void faro_peer_connect(struct faro_peer *p);
+static inline struct faro_peer *faro_peer_get(int rank)
+{
+    struct faro_peer *p = &faro.peers[rank];
+    if (__builtin_expect(!p->ep, 0))
+        faro_peer_connect(p);
+    return p;
+}
 void faro_wireup_finalize(void);
 void faro_quiesce(void); /* wait until every posted message has left this process */
 int faro_comm_init(void);
@@ -125,10 +143,15 @@ int faro_comm_init(void);
 #include "runtime/thread.h"
 
 /* progress.c */
-int faro_progress(void);           /* poll every transport once; events seen */
-/* Set while work outside the core needs polling (coll/nbc_sched.c: active
- * nonblocking collectives); faro_progress calls it after the transports. */
-extern int (*faro_progress_hook)(void);
+int faro_progress(void);           /* poll every transport once, then the pollers */
+/* Work outside the transports that needs polling (nonblocking collective
+ * schedules, later one-sided operations and GPU pipelines) registers a
+ * poller while it has something in flight; faro_progress calls each after
+ * the transports. fn returns the events it saw. Registering returns a slot
+ * for unregister, or -1 when all FARO_MAX_POLLERS are taken. */
+#define FARO_MAX_POLLERS 8
+int faro_progress_register(int (*fn)(void *arg), void *arg);
+void faro_progress_unregister(int slot);
 void faro_progress_idle(int events); /* the wait policy, after an idle poll */
 
 #define FARO_WAIT_UNTIL(cond)                       \

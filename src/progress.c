@@ -1,36 +1,107 @@
 /*
- * The one progress engine: poll every transport that carries traffic, and
- * the wait policy that blocking calls apply between idle polls.
+ * The one progress engine: poll every transport that may carry traffic, then
+ * the registered pollers, and the wait policy that blocking calls apply
+ * between idle polls.
  */
+#include <poll.h>
 #include <sched.h>
 
 #include "core.h"
 
-int (*faro_progress_hook)(void);
+static struct {
+    int (*fn)(void *arg);
+    void *arg;
+} pollers[FARO_MAX_POLLERS];
+static int npollers; /* slots in use: 0 keeps the fast path at one branch */
+
+int faro_progress_register(int (*fn)(void *arg), void *arg)
+{
+    for (int i = 0; i < FARO_MAX_POLLERS; i++)
+        if (!pollers[i].fn) {
+            pollers[i].fn = fn;
+            pollers[i].arg = arg;
+            npollers++;
+            return i;
+        }
+    return -1;
+}
+
+void faro_progress_unregister(int slot)
+{
+    if (slot >= 0 && slot < FARO_MAX_POLLERS && pollers[slot].fn) {
+        pollers[slot].fn = NULL;
+        npollers--;
+    }
+}
+
+/* A transport in standby (alive, no peer bound to it yet) is polled once in
+ * this many calls: often enough that a peer connecting through it first is
+ * answered within microseconds, rarely enough that an unused tcp costs a
+ * single-node job nothing measurable. Binding a peer makes it a full member. */
+#define FARO_STANDBY_EVERY 64
 
 int faro_progress(void)
 {
     int events = 0;
+    int standby = __builtin_expect(faro.nstandby > 0, 0) && ++faro.polls % FARO_STANDBY_EVERY == 0;
     for (int i = 0; i < faro.ntps; i++) {
         struct faro_transport *t = &faro.tps[i];
-        if (!t->used)
+        if (!t->used && !(standby && t->tp))
             continue;
         int n = t->ops->progress(t->tp);
         if (n < 0)
             faro_fatal(MPI_ERR_OTHER, "transport %s failed while polling", t->ops->name);
         events += n;
     }
-    if (__builtin_expect(faro_progress_hook != NULL, 0))
-        events += faro_progress_hook();
+    if (__builtin_expect(npollers > 0, 0))
+        for (int i = 0; i < FARO_MAX_POLLERS; i++)
+            if (pollers[i].fn) /* a poller may unregister itself, or another */
+                events += pollers[i].fn(pollers[i].arg);
     return events;
+}
+
+/* After this many idle polls in a row, a yielding rank whose transports all
+ * have a wait fd sleeps in poll() until one turns readable. The sleep is
+ * bounded (FARO_SLEEP_MS) because not every event comes from a transport: a
+ * generalized request completed by the program, or another thread's work. */
+#define FARO_IDLE_BEFORE_SLEEP 64
+#define FARO_SLEEP_MS 1
+
+static int idle_polls;
+
+static void sleep_on_transports(void)
+{
+    struct pollfd pf[16];
+    nfds_t n = 0;
+    for (int i = 0; i < faro.ntps; i++) {
+        struct faro_transport *t = &faro.tps[i];
+        if (!t->used)
+            continue;
+        int fd;
+        if (n == 16 || t->ops->wait_fd(t->tp, &fd) != FARO_TP_OK)
+            return; /* one transport without an fd: keep polling */
+        pf[n++] = (struct pollfd){.fd = fd, .events = POLLIN};
+    }
+    if (n)
+        (void)poll(pf, n, FARO_SLEEP_MS);
 }
 
 /* Oversubscribed ranks give their core away after each idle poll, so the
  * peer they wait for can run; with a core each, spinning keeps latency low. */
 void faro_progress_idle(int events)
 {
-    if (__builtin_expect(faro_thread_multiple, 0))
+    if (__builtin_expect(faro_thread_multiple, 0)) {
         faro_lock_idle(events); /* other threads get the lock between polls */
-    else if (!events && faro.yield)
+        return;
+    }
+    if (events || !faro.yield) {
+        idle_polls = 0;
+        return;
+    }
+    if (++idle_polls < FARO_IDLE_BEFORE_SLEEP) {
         sched_yield();
+        return;
+    }
+    idle_polls = 0;
+    sleep_on_transports();
 }

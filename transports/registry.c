@@ -1,4 +1,5 @@
-/* The transports compiled into this library, in default preference order. */
+/* The transports compiled into this library, in default preference order, and
+ * the shared "not supported" stubs of transport.h. */
 #include "transport.h"
 
 extern const faro_tp_ops_t faro_tp_self_ops;
@@ -12,20 +13,53 @@ const faro_tp_ops_t *const faro_transports[] = {
     NULL,
 };
 
-int faro_tp_unsupported_listen(faro_tp_t *tp) { return FARO_TP_UNSUPPORTED; }
-int faro_tp_unsupported_accept(faro_tp_t *tp, int *peer) { return FARO_TP_UNSUPPORTED; }
-int faro_tp_unsupported_mem_reg(faro_tp_t *tp, void *buf, size_t len, void *rkey, void **handle)
+int faro_tp_unsupported_listen(faro_tp_t *tp, const uint8_t *key, size_t keylen, unsigned *port)
 {
     return FARO_TP_UNSUPPORTED;
 }
-int faro_tp_unsupported_mem_dereg(faro_tp_t *tp, void *handle) { return FARO_TP_UNSUPPORTED; }
-int faro_tp_unsupported_put(faro_tp_t *tp, int peer, const void *local, size_t len,
-                            const void *rkey, uint64_t raddr, faro_tp_done_fn done, void *arg)
+
+int faro_tp_unsupported_unlisten(faro_tp_t *tp, unsigned port) { return FARO_TP_UNSUPPORTED; }
+
+int faro_tp_unsupported_mem_reg(faro_tp_t *tp, void *buf, size_t len, unsigned flags,
+                                faro_tp_mem_t **mem)
 {
     return FARO_TP_UNSUPPORTED;
 }
-int faro_tp_unsupported_get(faro_tp_t *tp, int peer, const struct iovec *local, int iovcnt,
-                            const void *rkey, uint64_t raddr, faro_tp_done_fn done, void *arg)
+
+int faro_tp_unsupported_mem_dereg(faro_tp_t *tp, faro_tp_mem_t *mem)
 {
     return FARO_TP_UNSUPPORTED;
 }
+
+int faro_tp_unsupported_rkey_pack(faro_tp_t *tp, const faro_tp_mem_t *mem, void *buf,
+                                  size_t *len)
+{
+    return FARO_TP_UNSUPPORTED;
+}
+
+int faro_tp_unsupported_rkey_unpack(faro_tp_t *tp, faro_tp_ep_t *ep, const void *buf,
+                                    size_t len, faro_tp_rkey_t **rkey)
+{
+    return FARO_TP_UNSUPPORTED;
+}
+
+int faro_tp_unsupported_rkey_release(faro_tp_t *tp, faro_tp_rkey_t *rkey)
+{
+    return FARO_TP_UNSUPPORTED;
+}
+
+int faro_tp_unsupported_get(faro_tp_t *tp, faro_tp_ep_t *ep, const struct iovec *local,
+                            int iovcnt, faro_tp_mem_t *lmem, const faro_tp_rkey_t *rkey,
+                            uint64_t raddr, faro_tp_done_fn done, void *arg)
+{
+    return FARO_TP_UNSUPPORTED;
+}
+
+int faro_tp_unsupported_put(faro_tp_t *tp, faro_tp_ep_t *ep, const struct iovec *local,
+                            int iovcnt, faro_tp_mem_t *lmem, const faro_tp_rkey_t *rkey,
+                            uint64_t raddr, faro_tp_done_fn done, void *arg)
+{
+    return FARO_TP_UNSUPPORTED;
+}
+
+int faro_tp_unsupported_wait_fd(faro_tp_t *tp, int *fd) { return FARO_TP_UNSUPPORTED; }

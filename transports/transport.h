@@ -1,87 +1,172 @@
 /*
- * Faro transport interface.
+ * Faro transport interface, version 2.
  *
- * A transport moves opaque messages between the processes of one job. The core
- * (src/) reaches every transport only through the ops table below; a transport
- * never sees an MPI object (communicator, datatype, request). Peers are named by
- * their job-wide rank, an integer in [0, env->size).
+ * A transport moves opaque messages, and (where it can) reads and writes
+ * remote memory, between endpoints. Its user is "the owner": the MPI core for
+ * the ranks of a job, or any other client of the transports (a test program,
+ * a server outside the job). The owner reaches a transport only through the
+ * ops table below; a transport never sees an MPI object (communicator,
+ * datatype, request) and links without the MPI core: it may use only the
+ * base layer (base/: logging, tunables) besides the C library and its own
+ * system libraries.
+ *
+ * Objects
+ * -------
+ *   faro_tp_t       one instance of a transport in this process (init..finalize)
+ *   faro_tp_ep_t    an endpoint: the transport's handle for one remote process
+ *   faro_tp_mem_t   a registration of local memory (the local side of get/put,
+ *                   and what a remote key is packed from)
+ *   faro_tp_rkey_t  a remote key, unpacked for one endpoint
+ * All four are opaque and owned by the transport: it allocates them and frees
+ * them in disconnect / mem_dereg / rkey_release / finalize.
  *
  * Life of a transport
  * -------------------
- *  1. init: called once per process from MPI_Init, before any peer is known to be
- *     reachable. The transport probes the machine (devices, /dev/shm space, ptrace
- *     rules, interfaces), creates its local endpoint (a listening socket, a
- *     receive segment) and fills its attributes: capabilities and limits, as data.
- *     If it cannot work here it returns FARO_TP_UNAVAILABLE and writes one line
- *     into `why` saying why ("/dev/shm has 1 MiB free, needs 8 MiB; remount with
- *     size=..."), which faro_info and the debug log print. init never blocks on
+ *  1. init: probe the machine (devices, providers, /dev/shm space, ptrace
+ *     rules, interfaces), create the local endpoint (a listening socket, a
+ *     receive segment, a fabric endpoint) and fill the attributes: capabilities
+ *     and limits, as data. A transport that cannot work here returns
+ *     FARO_TP_UNAVAILABLE with one line in `why` ("/dev/shm has 1 MiB free,
+ *     needs 8 MiB; remount with size=..."), which faro_info and the log print;
+ *     FARO_TP_ERR means it is broken, not merely absent. init never blocks on
  *     other processes.
- *  2. addr_get: the endpoint's address as an opaque blob (at most
- *     FARO_TP_MAX_ADDR bytes). The core publishes it in the job's key-value store
- *     and, after a job-wide barrier, hands every peer's blob to connect.
- *  3. connect(peer, blob): called once for each peer the core chose this
- *     transport for. It must not block: it may finish at once or leave the work
- *     to progress. Sends to a peer whose connection is not finished are legal:
- *     the transport queues them in order.
- *  4. wireup_done: called once, after a second job-wide barrier that follows
- *     every process's connect calls. Everything a peer needed to attach to is
- *     now attached; a transport removes names it published in the file system
- *     here (shm unlinks its segment, so a crash leaves nothing behind).
- *     The attributes filled at init may still be narrowed until wireup_done
- *     returns (shm clears GET when its CMA probe read from a peer fails); the
- *     core reads them after it.
- *  5. send_inline / isend / get / put move data (below). progress polls.
- *  6. finalize: called after a job-wide barrier in MPI_Finalize, once every send
- *     the core posted has completed and flush said nothing is held. Releases everything; a peer closing its end
- *     after this point is not a failure.
+ *  2. addr_get: this endpoint's address, an opaque blob of at most
+ *     FARO_TP_MAX_ADDR bytes. The owner publishes it (the MPI core: in the
+ *     job's key-value store).
+ *  3. connect: the owner asks for an endpoint to the process behind an address
+ *     blob. connect never blocks: the endpoint is returned at once and sends
+ *     to it are legal immediately (they queue, in order, until the connection
+ *     is up). The MPI core connects lazily, at the first message to a peer,
+ *     except for peers reached by a node-local transport (shm), which it
+ *     connects during MPI_Init: their number is bounded by the node's cores.
+ *  4. accepted (an upcall, not an op): the first time a process that
+ *     connected to us shows itself, during progress, the transport calls
+ *     env->accepted(core, ep, id, port) with the id the connector gave, before
+ *     any of its messages reaches a handler. The owner returns the context
+ *     pointer that handlers will get for this endpoint, or NULL to refuse it
+ *     (the transport closes it). A transport that knows its peers without a
+ *     connection (shm's rings are per sender) calls it at the first message.
+ *     Two processes of one job may connect to each other at the same moment:
+ *     the transport resolves that itself and shows the owner one endpoint per
+ *     remote job rank (id below env->size, port 0), so a pair's messages keep
+ *     one order.
+ *  5. wireup_done: called once during MPI_Init after every eager connect of
+ *     the job (a barrier separates them). A transport removes names it
+ *     published in the file system here (shm unlinks its segment), and may
+ *     narrow its attributes one last time (shm clears GET when its CMA probe
+ *     read from a peer failed); the owner reads them after it.
+ *  6. send_inline / isend / get / put move data (below); progress polls.
+ *  7. disconnect(ep): FARO_TP_AGAIN while sends posted to ep are still queued
+ *     (progress, then call again); then the endpoint is closed and invalid for
+ *     the owner, and the remote side sees an orderly close (env->ep_lost with
+ *     orderly = 1).
+ *  8. finalize: the MPI core calls it after a job-wide barrier in
+ *     MPI_Finalize, once every send it posted has completed and flush said
+ *     nothing is held. It releases everything; a peer closing after this
+ *     point is not a failure.
+ *
+ * Identities, keys and endpoints outside the job
+ * ----------------------------------------------
+ * Every connection authenticates before anything it carries reaches the
+ * owner. By default a connector presents env->job_key and its id (its job
+ * rank) and an acceptor takes only that key; ids below env->size are the
+ * job's ranks. listen(key) opens a "port": connections that present that key
+ * are accepted too and reported with that port number in env->accepted (the
+ * owner decides what their ids mean: MPI_Comm_accept, a GPU server's
+ * clients). connect with a key reaches such a port in another job or a
+ * server. Keys travel only to the transport's own listening endpoint; what a
+ * key proves is written in each transport's man page.
  *
  * Messages
  * --------
  * A message is a header of at most FARO_TP_MAX_HDR bytes, a kind in
- * [0, FARO_TP_MAX_KINDS), and a payload. The header is opaque to the transport:
- * it is delivered byte for byte, with the kind, to the handler the core
- * installed for that kind with set_handler. Per (sender, receiver) pair a
- * transport delivers messages in the order they were posted, whether they went
- * by send_inline or isend; that order is what MPI's non-overtaking rule stands on.
+ * [0, FARO_TP_MAX_KINDS) and a payload. The header is opaque to the transport:
+ * it is delivered byte for byte, with the kind, to the handler the owner
+ * installed for that kind with set_handler.
+ *
+ * Ordering: per endpoint, messages are delivered in the order they were
+ * posted, whether by send_inline or by isend. This is a contract, not a
+ * capability: MPI's non-overtaking rule stands on it, and the core keeps no
+ * sequence numbers (measured and decided in docs/transports.md). A transport
+ * over an unordered network restores the order itself (ofi asks its provider
+ * for FI_ORDER_SAS). get and put are not ordered with messages, except that a
+ * put's `done` means remote completion (below).
  *
  *  - send_inline copies header and payload out before it returns (the caller
  *    may reuse both at once). hdrlen + len must not exceed attr.max_inline. It
  *    returns FARO_TP_AGAIN when it cannot send now without blocking, including
- *    when earlier isends to the same peer are still queued (order!); the core
- *    then falls back to isend.
+ *    when earlier isends to the same endpoint are still queued (order!) or the
+ *    connection is not up yet; the caller then falls back to isend.
  *  - isend sends a header plus a payload gathered from an iovec (total payload
  *    at most attr.max_send bytes). The header is copied during the call; the
  *    payload memory belongs to the transport until completion. It returns
  *    FARO_TP_DONE when everything was sent (copied out) during the call, in
  *    which case `done` is NOT called; or FARO_TP_OK when the send was queued,
  *    in which case `done(arg, status)` is called exactly once, later, from
- *    progress. isend never returns FARO_TP_AGAIN: the transport queues.
+ *    progress. isend never returns FARO_TP_AGAIN: the transport queues. How
+ *    much a transport may queue is its own bound, stated in its man page.
  *
- * Receiving: during progress the transport calls handler(core, peer, hdr,
- * hdrlen, data, len) for every arrived message. `hdr` and `data` point into the
- * transport's memory and are valid only until the handler returns; the core
- * copies what it keeps. A handler may call send_inline, isend, get and put
- * (a rendezvous reply is sent from inside the handler); it never calls progress.
+ * Receiving: during progress the transport calls handler(core, ctx, hdr,
+ * hdrlen, data, len) for every arrived message, ctx being what the owner
+ * returned from accepted or gave to connect for that endpoint. `hdr` and
+ * `data` point into the transport's memory and are valid only until the
+ * handler returns; the owner copies what it keeps. A handler may call
+ * send_inline, isend, get, put and connect; it never calls progress.
  *
- * RDMA-style operations (caps PUT/GET): mem_reg describes local memory for a
- * peer and writes a packed remote key of attr.rkey_size bytes; the core ships
- * the key in a header; the peer calls get (or put) with that key and the remote
- * address. For CMA (shm) the key is the owner's pid and get is one
- * process_vm_readv; for self it is a memcpy. Like isend, get and put return
- * FARO_TP_DONE when complete during the call, FARO_TP_OK when `done` will be
- * called from progress. A transport without these caps still carries every
- * message: the core falls back to a pipeline of isend fragments.
+ * Remote memory (caps GET/PUT)
+ * ----------------------------
+ * mem_reg registers local memory with access flags and a memory type and
+ * returns a faro_tp_mem_t. rkey_pack writes a remote key for it (at most
+ * attr.rkey_size bytes); the owner ships the key to the peer in its own
+ * messages (the MPI core puts it in the RTS header when it fits, in the RTS
+ * payload otherwise), and the peer turns it into a faro_tp_rkey_t with
+ * rkey_unpack for the endpoint it came from. get and put then move bytes
+ * between local iovecs and the remote range starting at the remote virtual
+ * address raddr (inside the registered range); when attr.caps has
+ * FARO_TP_CAP_LOCAL_REG the local iovecs must lie inside `lmem`, a
+ * registration of this process with FARO_TP_MEM_LOCAL, otherwise lmem may be
+ * NULL. One get or put moves at most attr.max_get / attr.max_put bytes and at
+ * most FARO_TP_MAX_IOV local iovecs: the owner splits larger transfers.
  *
- * Failure: when a peer goes away (connection reset, EOF before finalize) the
- * transport calls env->peer_failed(core, peer, why) from progress. The core
- * ends the job with that message; nothing waits forever on a dead peer.
+ * get and put are asynchronous in general: FARO_TP_OK means `done` comes
+ * later from progress; FARO_TP_DONE means the transfer completed during the
+ * call (CMA, self). For get, done means the bytes are in local memory. For
+ * put, done means remote completion: the bytes are in the target's memory,
+ * and a message posted after done is delivered after them. flush(ep) reports
+ * whether anything posted to ep is still held (below).
  *
- * Threads: the core serializes every call into a transport (one lock or one
- * thread), unless attr.caps has FARO_TP_CAP_THREAD_SAFE.
+ * Registration cache: the owner pairs every mem_reg with one mem_dereg and
+ * may register the same memory many times. A transport whose registrations
+ * are expensive keeps a cache behind these two calls (mem_reg finds a
+ * covering registration, mem_dereg defers the real deregistration) and owns
+ * its invalidation when the program frees or remaps the memory; the owner
+ * never sees the cache. Which mechanism each transport uses is in its man
+ * page.
+ *
+ * Failure
+ * -------
+ * When an endpoint goes away (connection reset, end of file without an
+ * orderly close, the process gone) the transport calls env->ep_lost(core,
+ * ctx, 0, why) from progress, once; after an orderly disconnect or finalize
+ * of the other side, ep_lost(core, ctx, 1, NULL). The policy is the owner's:
+ * the MPI core ends the job when a job peer is lost; a server drops the lost
+ * client and goes on. Sends queued to a lost endpoint complete with a
+ * negative status; later sends to it return FARO_TP_ERR.
+ *
+ * Waiting
+ * -------
+ * wait_fd gives a file descriptor that becomes readable when progress may
+ * have something to do (level-triggered: it stays readable while input is
+ * pending). An owner whose last poll found nothing may sleep in poll() on
+ * the wait fds of all its transports, with a timeout. A transport that cannot
+ * offer one (shm polls memory) returns FARO_TP_UNSUPPORTED, and an owner
+ * using it keeps polling.
+ *
+ * Threads: the owner serializes every call into one transport instance (one
+ * lock or one thread), unless attr.caps has FARO_TP_CAP_THREAD_SAFE.
  *
  * Ops a transport does not offer point at explicit stubs that return
- * FARO_TP_UNSUPPORTED; no op is ever NULL. faro_tp_unsupported_* below are the
- * shared stubs.
+ * FARO_TP_UNSUPPORTED (faro_tp_unsupported_* below); no op is ever NULL.
  */
 #ifndef FARO_TRANSPORT_H
 #define FARO_TRANSPORT_H
@@ -93,14 +178,15 @@
 #define FARO_TP_MAX_HDR 64
 #define FARO_TP_MAX_KINDS 16
 #define FARO_TP_MAX_ADDR 256
-#define FARO_TP_MAX_RKEY 32
-#define FARO_TP_MAX_GET_IOV 1024 /* local iovecs of one get (Linux UIO_MAXIOV) */
+#define FARO_TP_MAX_RKEY 256  /* bytes of a packed remote key, at most */
+#define FARO_TP_MAX_KEY 64    /* bytes of a job or port key, at most */
+#define FARO_TP_MAX_IOV 1024  /* local iovecs of one get or put (Linux UIO_MAXIOV) */
 
 enum faro_tp_status {
     FARO_TP_OK = 0,           /* accepted; completion comes later through `done` */
     FARO_TP_DONE = 1,         /* completed during the call; `done` is not called */
     FARO_TP_AGAIN = 2,        /* cannot proceed now without blocking; try later */
-    FARO_TP_ERR = -1,         /* failed; the transport printed or returned why */
+    FARO_TP_ERR = -1,         /* failed; the transport logged or returned why */
     FARO_TP_UNSUPPORTED = -2, /* this transport does not offer the op */
     FARO_TP_UNAVAILABLE = -3, /* init: this transport cannot work here (see why) */
 };
@@ -108,12 +194,23 @@ enum faro_tp_status {
 enum faro_tp_cap {
     FARO_TP_CAP_PUT = 1u << 0,         /* put to registered remote memory */
     FARO_TP_CAP_GET = 1u << 1,         /* get from registered remote memory */
-    FARO_TP_CAP_SINGLE_COPY = 1u << 2, /* get/put move data with one copy (CMA) and
-                                        * complete during the call (FARO_TP_DONE) */
-    FARO_TP_CAP_LOCAL_ONLY = 1u << 3,  /* reaches only peers on this node */
+    FARO_TP_CAP_SINGLE_COPY = 1u << 2, /* get/put copy once and complete during the call
+                                        * (FARO_TP_DONE): CMA, self */
+    FARO_TP_CAP_LOCAL_ONLY = 1u << 3,  /* reaches only processes on this node */
     FARO_TP_CAP_SELF_ONLY = 1u << 4,   /* reaches only this process */
     FARO_TP_CAP_THREAD_SAFE = 1u << 5, /* ops may be called from several threads at once */
-    FARO_TP_CAP_DEVICE_MEM = 1u << 6,  /* can move GPU memory */
+    FARO_TP_CAP_DEVICE_MEM = 1u << 6,  /* mem_reg takes FARO_TP_MEM_DEVICE */
+    FARO_TP_CAP_LOCAL_REG = 1u << 7,   /* get/put need the local side registered (lmem) */
+    FARO_TP_CAP_PORTS = 1u << 8,       /* listen and connect with a key: endpoints
+                                        * outside the job */
+};
+
+/* mem_reg flags: what the remote side may do, and what memory it is. */
+enum faro_tp_mem_flag {
+    FARO_TP_MEM_LOCAL = 1u << 0,        /* the local side of this process's get/put */
+    FARO_TP_MEM_REMOTE_READ = 1u << 1,  /* peers may get from it */
+    FARO_TP_MEM_REMOTE_WRITE = 1u << 2, /* peers may put into it */
+    FARO_TP_MEM_DEVICE = 1u << 8,       /* GPU memory (caps DEVICE_MEM) */
 };
 
 typedef struct faro_tp_attr {
@@ -123,16 +220,22 @@ typedef struct faro_tp_attr {
     size_t eager_limit;     /* payload size up to which the core sends eagerly */
     int eager_limit_user;   /* 1 when eager_limit came from the user's per-transport knob */
     size_t frag_size;       /* preferred rendezvous pipeline fragment (<= max_send) */
-    size_t max_get;         /* largest single get/put; 0 when not offered */
+    size_t max_get;         /* largest single get; 0 when not offered */
+    size_t max_put;         /* largest single put; 0 when not offered */
     size_t rkey_size;       /* bytes of a packed remote key (<= FARO_TP_MAX_RKEY) */
     double latency_us;      /* hints for choosing between transports */
     double bandwidth_mbs;
 } faro_tp_attr_t;
 
-/* What the core tells a transport about the job. Valid from init to finalize. */
+typedef struct faro_tp faro_tp_t;           /* a transport instance's private state */
+typedef struct faro_tp_ep faro_tp_ep_t;     /* one remote endpoint */
+typedef struct faro_tp_mem faro_tp_mem_t;   /* one local registration */
+typedef struct faro_tp_rkey faro_tp_rkey_t; /* one unpacked remote key */
+
+/* What the owner tells a transport instance. Valid from init to finalize. */
 typedef struct faro_tp_env {
-    int rank, size;          /* this process and the job size */
-    const int *node_of;      /* node_of[r]: node index of rank r */
+    int rank, size;          /* this process and the job size (a lone server: 0 of 1) */
+    const int *node_of;      /* node_of[r]: node index of job rank r */
     int local_rank;          /* index among the ranks of this node */
     int local_size;          /* ranks on this node */
     const int *local_ranks;  /* local_ranks[i]: job rank of the i-th rank on this node */
@@ -140,25 +243,39 @@ typedef struct faro_tp_env {
                               * Names a transport creates in the file system start
                               * with "/<jobid>-" so the launcher can remove leftovers. */
     const uint8_t *job_key;  /* random secret shared by the job's ranks only */
-    size_t job_key_len;
+    size_t job_key_len;      /* <= FARO_TP_MAX_KEY */
     int ncores;              /* usable cores on this node (for spin/yield choices) */
     void *core;              /* passed back in upcalls */
-    void (*peer_failed)(void *core, int peer, const char *why);
-    /* Optional placement upcall for transports that read a stream (tcp): with
-     * the header of a message in hand but not yet its payload, a transport may
-     * ask where the payload should land. A non-NULL answer is memory of len
-     * bytes the transport fills directly; it then calls the kind's handler
-     * with data pointing there. NULL: deliver as usual from its own buffer.
-     * Asking again for the same message gets the same answer; the core may
-     * match the message when asked, so a transport asks only once the
-     * messages before it from that peer were delivered. */
-    void *(*place)(void *core, int peer, unsigned kind, const void *hdr, size_t hdrlen,
+    /* A process connected to us and authenticated (see "accepted" above).
+     * Returns the endpoint's context for handlers, or NULL to refuse it. */
+    void *(*accepted)(void *core, faro_tp_ep_t *ep, uint64_t id, unsigned port);
+    /* An endpoint went away: orderly (its owner disconnected or finalized) or
+     * not, with a one-line reason. Called once per endpoint, from progress. */
+    void (*ep_lost)(void *core, void *ctx, int orderly, const char *why);
+    /* Optional, for transports that read a stream (tcp): with the header of a
+     * message in hand but not yet its payload, a transport may ask where the
+     * payload should land. A non-NULL answer is memory of len bytes the
+     * transport fills directly; it then calls the kind's handler with data
+     * pointing there. NULL: deliver as usual from its own buffer. Asking again
+     * for the same message gets the same answer; the owner may match the
+     * message when asked, so a transport asks only once the messages before it
+     * from that endpoint were delivered. NULL in env: never ask. */
+    void *(*place)(void *core, void *ctx, unsigned kind, const void *hdr, size_t hdrlen,
                    size_t len);
 } faro_tp_env_t;
 
-typedef struct faro_tp faro_tp_t; /* a transport's private state */
+/* How to reach an endpoint (connect). */
+typedef struct faro_tp_conn {
+    const void *addr;        /* the remote addr_get blob */
+    size_t addrlen;
+    uint64_t id;             /* who we are for the remote side: our job rank, or an id
+                              * the port's owner understands */
+    const uint8_t *key;      /* the remote port's key; NULL: our job key (job peers) */
+    size_t keylen;
+    void *ctx;               /* handlers and ep_lost get this for the endpoint */
+} faro_tp_conn_t;
 
-typedef void (*faro_tp_handler_fn)(void *core, int peer, const void *hdr, size_t hdrlen,
+typedef void (*faro_tp_handler_fn)(void *core, void *ctx, const void *hdr, size_t hdrlen,
                                    const void *data, size_t len);
 typedef void (*faro_tp_done_fn)(void *arg, int status);
 
@@ -169,51 +286,74 @@ typedef struct faro_tp_ops {
                 size_t whylen);
     int (*finalize)(faro_tp_t *tp);
 
+    /* ---- endpoints ---- */
     int (*addr_get)(faro_tp_t *tp, void *blob, size_t *len);
-    int (*connect)(faro_tp_t *tp, int peer, const void *blob, size_t len);
+    /* The endpoint to conn->addr, new or (for a job rank already connected or
+     * accepted) the existing one. Never blocks. */
+    int (*connect)(faro_tp_t *tp, const faro_tp_conn_t *conn, faro_tp_ep_t **ep);
     int (*wireup_done)(faro_tp_t *tp);
-    int (*listen)(faro_tp_t *tp);             /* servers and dynamic processes; */
-    int (*accept)(faro_tp_t *tp, int *peer);  /* unsupported in every transport yet */
-    int (*disconnect)(faro_tp_t *tp, int peer);
+    /* Accept connections that present key too; *port names them in accepted. */
+    int (*listen)(faro_tp_t *tp, const uint8_t *key, size_t keylen, unsigned *port);
+    int (*unlisten)(faro_tp_t *tp, unsigned port);
+    int (*disconnect)(faro_tp_t *tp, faro_tp_ep_t *ep);
 
+    /* ---- messages ---- */
     int (*set_handler)(faro_tp_t *tp, unsigned kind, faro_tp_handler_fn fn);
-    int (*send_inline)(faro_tp_t *tp, int peer, unsigned kind, const void *hdr, size_t hdrlen,
-                       const void *data, size_t len);
-    int (*isend)(faro_tp_t *tp, int peer, unsigned kind, const void *hdr, size_t hdrlen,
-                 const struct iovec *iov, int iovcnt, faro_tp_done_fn done, void *arg);
+    int (*send_inline)(faro_tp_t *tp, faro_tp_ep_t *ep, unsigned kind, const void *hdr,
+                       size_t hdrlen, const void *data, size_t len);
+    int (*isend)(faro_tp_t *tp, faro_tp_ep_t *ep, unsigned kind, const void *hdr,
+                 size_t hdrlen, const struct iovec *iov, int iovcnt, faro_tp_done_fn done,
+                 void *arg);
 
-    int (*mem_reg)(faro_tp_t *tp, void *buf, size_t len, void *rkey, void **handle);
-    int (*mem_dereg)(faro_tp_t *tp, void *handle);
-    int (*put)(faro_tp_t *tp, int peer, const void *local, size_t len, const void *rkey,
-               uint64_t raddr, faro_tp_done_fn done, void *arg);
-    /* get reads the iovecs' total length from raddr onward (contiguous at the
-     * peer) into the local iovecs in order (at most FARO_TP_MAX_GET_IOV), so a
-     * receiver can land data straight in a non-contiguous buffer. */
-    int (*get)(faro_tp_t *tp, int peer, const struct iovec *local, int iovcnt, const void *rkey,
-               uint64_t raddr, faro_tp_done_fn done, void *arg);
-    /* FARO_TP_DONE when nothing this process posted to `peer` (every peer
-     * when -1) is still held inside the transport: every message is in the
+    /* ---- remote memory ---- */
+    int (*mem_reg)(faro_tp_t *tp, void *buf, size_t len, unsigned flags, faro_tp_mem_t **mem);
+    int (*mem_dereg)(faro_tp_t *tp, faro_tp_mem_t *mem);
+    int (*rkey_pack)(faro_tp_t *tp, const faro_tp_mem_t *mem, void *buf, size_t *len);
+    int (*rkey_unpack)(faro_tp_t *tp, faro_tp_ep_t *ep, const void *buf, size_t len,
+                       faro_tp_rkey_t **rkey);
+    int (*rkey_release)(faro_tp_t *tp, faro_tp_rkey_t *rkey);
+    int (*get)(faro_tp_t *tp, faro_tp_ep_t *ep, const struct iovec *local, int iovcnt,
+               faro_tp_mem_t *lmem, const faro_tp_rkey_t *rkey, uint64_t raddr,
+               faro_tp_done_fn done, void *arg);
+    int (*put)(faro_tp_t *tp, faro_tp_ep_t *ep, const struct iovec *local, int iovcnt,
+               faro_tp_mem_t *lmem, const faro_tp_rkey_t *rkey, uint64_t raddr,
+               faro_tp_done_fn done, void *arg);
+
+    /* ---- completion and polling ---- */
+    /* FARO_TP_DONE when nothing this process posted to ep (every endpoint when
+     * NULL) is still held inside the transport: every message is in the
      * peer's memory or the kernel, every get/put is complete. FARO_TP_AGAIN
-     * otherwise; never blocks. MPI_Finalize polls progress until every
-     * transport says DONE, before its barrier. Every transport implements it. */
-    int (*flush)(faro_tp_t *tp, int peer);
-
+     * otherwise; never blocks. */
+    int (*flush)(faro_tp_t *tp, faro_tp_ep_t *ep);
     /* Poll once: deliver arrived messages, run completions. Returns the number
      * of events (0 when idle) or FARO_TP_ERR. Never blocks. */
     int (*progress)(faro_tp_t *tp);
+    /* A descriptor that is readable while progress may find work (see
+     * "Waiting"), or FARO_TP_UNSUPPORTED. */
+    int (*wait_fd)(faro_tp_t *tp, int *fd);
 } faro_tp_ops_t;
 
 /* The transports built into this library, in default preference order; NULL-terminated. */
 extern const faro_tp_ops_t *const faro_transports[];
 
 /* Shared "not supported" stubs, for ops a transport does not offer. */
-int faro_tp_unsupported_listen(faro_tp_t *tp);
-int faro_tp_unsupported_accept(faro_tp_t *tp, int *peer);
-int faro_tp_unsupported_mem_reg(faro_tp_t *tp, void *buf, size_t len, void *rkey, void **handle);
-int faro_tp_unsupported_mem_dereg(faro_tp_t *tp, void *handle);
-int faro_tp_unsupported_put(faro_tp_t *tp, int peer, const void *local, size_t len,
-                            const void *rkey, uint64_t raddr, faro_tp_done_fn done, void *arg);
-int faro_tp_unsupported_get(faro_tp_t *tp, int peer, const struct iovec *local, int iovcnt,
-                            const void *rkey, uint64_t raddr, faro_tp_done_fn done, void *arg);
+int faro_tp_unsupported_listen(faro_tp_t *tp, const uint8_t *key, size_t keylen,
+                               unsigned *port);
+int faro_tp_unsupported_unlisten(faro_tp_t *tp, unsigned port);
+int faro_tp_unsupported_mem_reg(faro_tp_t *tp, void *buf, size_t len, unsigned flags,
+                                faro_tp_mem_t **mem);
+int faro_tp_unsupported_mem_dereg(faro_tp_t *tp, faro_tp_mem_t *mem);
+int faro_tp_unsupported_rkey_pack(faro_tp_t *tp, const faro_tp_mem_t *mem, void *buf,
+                                  size_t *len);
+int faro_tp_unsupported_rkey_unpack(faro_tp_t *tp, faro_tp_ep_t *ep, const void *buf,
+                                    size_t len, faro_tp_rkey_t **rkey);
+int faro_tp_unsupported_rkey_release(faro_tp_t *tp, faro_tp_rkey_t *rkey);
+int faro_tp_unsupported_get(faro_tp_t *tp, faro_tp_ep_t *ep, const struct iovec *local,
+                            int iovcnt, faro_tp_mem_t *lmem, const faro_tp_rkey_t *rkey,
+                            uint64_t raddr, faro_tp_done_fn done, void *arg);
+int faro_tp_unsupported_put(faro_tp_t *tp, faro_tp_ep_t *ep, const struct iovec *local,
+                            int iovcnt, faro_tp_mem_t *lmem, const faro_tp_rkey_t *rkey,
+                            uint64_t raddr, faro_tp_done_fn done, void *arg);
+int faro_tp_unsupported_wait_fd(faro_tp_t *tp, int *fd);
 
 #endif

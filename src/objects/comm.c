@@ -14,7 +14,7 @@
 #include "coll.h"
 #include "p2p/match.h"
 #include "p2p/request.h"
-#include "runtime/log.h"
+#include "base/log.h"
 
 #define FARO_COMM_FREED 0x66726565u /* the program freed it; requests may still use it */
 

@@ -6,7 +6,8 @@
  *   EAGER      match fields + the first part of the payload; the rest of a
  *              message larger than one transport send follows as EAGER_CONT
  *   RTS        match fields + the sender's request, and a remote key when the
- *              sender's transport can expose the buffer (get by the receiver);
+ *              sender's transport can expose the buffer (get by the receiver):
+ *              in the header when it fits, else as the RTS payload;
  *              a non-contiguous send over a single-copy transport is packed
  *              while the receiver already reads (FARO_HDR_PROGRESSIVE)
  *   CTS        receiver -> sender: matched, send the data as DATA fragments
@@ -37,6 +38,7 @@ enum {
     FARO_HDR_SYNC = 1,        /* the sender waits for ACK (eager) */
     FARO_HDR_PROGRESSIVE = 2, /* RTS: the sender is still packing; how far it got is the
                                * 8-byte counter FARO_PACK_HDR bytes before raddr */
+    FARO_HDR_RKEY_DATA = 4,   /* RTS: the remote key is the payload (too long for rkey[]) */
 };
 #define FARO_PACK_HDR 64
 
@@ -51,9 +53,9 @@ struct faro_hdr_match {
 
 struct faro_hdr_rts {
     struct faro_hdr_match m;
-    uint64_t raddr;   /* sender's buffer address, for get */
-    uint8_t rkey_len; /* 0: no get possible */
-    uint8_t rkey[FARO_TP_MAX_HDR - sizeof(struct faro_hdr_match) - 9];
+    uint64_t raddr;    /* sender's buffer address, for get */
+    uint16_t rkey_len; /* 0: no get possible */
+    uint8_t rkey[FARO_TP_MAX_HDR - sizeof(struct faro_hdr_match) - 10]; /* when it fits */
 };
 
 struct faro_hdr_cts {

@@ -95,6 +95,7 @@ int faro_req_start(struct faro_request *r)
     r->off = r->total = r->received = 0;
     r->inflight = 0;
     r->reg = NULL;
+    r->rkey = NULL;
     if (r->pack_lazy) { /* the last start's pipeline held the type */
         faro_type_release(r->type);
         r->pack_lazy = 0;

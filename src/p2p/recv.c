@@ -49,14 +49,55 @@ static void send_ack(int peer, uint64_t sreq, unsigned kind)
 
 /* ---- rendezvous ---- */
 
+/* The sender's buffer is read: let its key and our registration go, tell it. */
+static void get_finish(struct faro_request *r)
+{
+    struct faro_transport *t = faro.peers[r->peer].t;
+    t->ops->rkey_release(t->tp, r->rkey);
+    r->rkey = NULL;
+    if (r->reg) {
+        t->ops->mem_dereg(t->tp, r->reg);
+        r->reg = NULL;
+    }
+    send_ack(r->peer, r->rreq, FARO_AM_FIN);
+    faro_recv_finish(r);
+}
+
+/* One piece of an asynchronous get landed; the last one finishes. */
 static void get_done(void *arg, int status)
 {
     struct faro_request *r = arg;
     faro.outstanding--;
     if (status < 0)
-        faro_tp_failed(r->peer, "a single-copy get", status);
-    send_ack(r->peer, r->rreq, FARO_AM_FIN);
-    faro_recv_finish(r);
+        faro_tp_failed(r->peer, "a rendezvous get", status);
+    if (--r->inflight == 0)
+        get_finish(r);
+}
+
+/* An RDMA-style get that completes later: the core splits it at the
+ * transport's max_get, registers the landing area when the transport needs
+ * local registration, and finishes when the last piece is in. */
+static void get_async(struct faro_request *r, struct faro_peer *pe, uint64_t raddr, size_t n)
+{
+    struct faro_transport *t = pe->t;
+    if ((t->attr.caps & FARO_TP_CAP_LOCAL_REG) && n &&
+        t->ops->mem_reg(t->tp, r->data, n, FARO_TP_MEM_LOCAL, &r->reg) != FARO_TP_OK)
+        faro_tp_failed(pe->rank, "registering a receive buffer", FARO_TP_ERR);
+    r->inflight = 1; /* held while the pieces are posted */
+    for (size_t off = 0; off < n;) {
+        size_t k = n - off < t->attr.max_get ? n - off : t->attr.max_get;
+        struct iovec iov = {r->data + off, k};
+        int rc = t->ops->get(t->tp, pe->ep, &iov, 1, r->reg, r->rkey, raddr + off, get_done, r);
+        if (rc == FARO_TP_OK) {
+            r->inflight++;
+            faro.outstanding++;
+        } else if (rc != FARO_TP_DONE) {
+            faro_tp_failed(pe->rank, "a rendezvous get", rc);
+        }
+        off += k;
+    }
+    if (--r->inflight == 0)
+        get_finish(r);
 }
 
 /* A staged receive lands straight in the user's buffer (the get scatters into
@@ -66,37 +107,53 @@ static void get_done(void *arg, int status)
  * against get 90 + unpack 29; 2 KiB pieces 97 against 77 + 28. */
 #define FARO_GET_IOV_MIN_PIECE 2048
 
-static void get_sync(struct faro_transport *t, int peer, const struct faro_hdr_rts *h,
-                     const struct iovec *iov, int n, uint64_t raddr)
+/* A single-copy get (it completes in the call), split at the transport's
+ * max_get: local iovecs iov[0..n) read from raddr onward. */
+static void get_sync(struct faro_request *r, struct faro_peer *pe, const struct iovec *iov,
+                     int n, uint64_t raddr)
 {
-    int rc = t->ops->get(t->tp, peer, iov, n, h->rkey, raddr, NULL, NULL);
-    if (rc != FARO_TP_DONE)
-        faro_tp_failed(peer, "a single-copy get", rc);
+    struct faro_transport *t = pe->t;
+    size_t max = t->attr.max_get, total = 0;
+    for (int i = 0; i < n; i++)
+        total += iov[i].iov_len;
+    if (total <= max) {
+        int rc = t->ops->get(t->tp, pe->ep, iov, n, NULL, r->rkey, raddr, NULL, NULL);
+        if (rc != FARO_TP_DONE)
+            faro_tp_failed(pe->rank, "a single-copy get", rc);
+        return;
+    }
+    for (int i = 0; i < n; i++) /* rare (a transport with a small max_get): piece by piece */
+        for (size_t off = 0; off < iov[i].iov_len;) {
+            size_t k = iov[i].iov_len - off < max ? iov[i].iov_len - off : max;
+            struct iovec one = {(char *)iov[i].iov_base + off, k};
+            get_sync(r, pe, &one, 1, raddr);
+            raddr += k, off += k;
+        }
 }
 
 /* Bytes [pos, pos + n) of the message, from the sender's copy into place. */
-static void pull_range(struct faro_request *r, struct faro_transport *t, int peer,
+static void pull_range(struct faro_request *r, struct faro_peer *pe,
                        const struct faro_hdr_rts *h, size_t pos, size_t n, int scatter)
 {
-    struct iovec iov[FARO_TP_MAX_GET_IOV];
+    struct iovec iov[FARO_TP_MAX_IOV];
     if (!r->tmp || !scatter) {
         iov[0] = (struct iovec){r->data + pos, n};
-        get_sync(t, peer, h, iov, 1, h->raddr + pos);
+        get_sync(r, pe, iov, 1, h->raddr + pos);
         if (r->tmp)
             faro_type_unpack_range(r->data + pos, r->type, pos, n, r->ubuf);
         return;
     }
     while (n > 0) {
         size_t got;
-        int k = faro_type_iov(r->ubuf, r->type, pos, n, iov, FARO_TP_MAX_GET_IOV, &got);
-        get_sync(t, peer, h, iov, k, h->raddr + pos);
+        int k = faro_type_iov(r->ubuf, r->type, pos, n, iov, FARO_TP_MAX_IOV, &got);
+        get_sync(r, pe, iov, k, h->raddr + pos);
         pos += got, n -= got;
     }
 }
 
 /* Single-copy rendezvous: the get completes in the call. A progressive sender
  * is still packing; its counter says how much of its copy is ready. */
-static void rndv_pull(struct faro_request *r, struct faro_transport *t, int peer,
+static void rndv_pull(struct faro_request *r, struct faro_peer *pe,
                       const struct faro_hdr_rts *h, size_t n)
 {
     int scatter = r->tmp && r->type->size / (size_t)r->type->nseg >= FARO_GET_IOV_MIN_PIECE;
@@ -105,7 +162,7 @@ static void rndv_pull(struct faro_request *r, struct faro_transport *t, int peer
     while (got < n) {
         if (ready <= got) {
             struct iovec c = {&ready, sizeof ready};
-            get_sync(t, peer, h, &c, 1, h->raddr - FARO_PACK_HDR);
+            get_sync(r, pe, &c, 1, h->raddr - FARO_PACK_HDR);
             if (ready <= got) { /* the sender is packing: let it run */
                 if (faro.yield)
                     sched_yield();
@@ -113,42 +170,41 @@ static void rndv_pull(struct faro_request *r, struct faro_transport *t, int peer
             }
         }
         size_t end = ready < n ? (size_t)ready : n;
-        pull_range(r, t, peer, h, got, end - got, scatter);
+        pull_range(r, pe, h, got, end - got, scatter);
         got = end;
     }
     r->landed = r->tmp != NULL;
 }
 
-static void rndv_matched(struct faro_request *r, int peer, const struct faro_hdr_rts *h)
+/* An RTS met its receive. key: the RTS payload, when the key travels there.
+ * With a usable key the receiver reads the data (single copy in the call, or
+ * an asynchronous get); otherwise it asks for the pipeline (CTS). A sender
+ * that packs progressively has packed everything before its RTS call
+ * returned, so the pipeline is a correct fallback for it too. */
+static void rndv_matched(struct faro_request *r, int peer, const struct faro_hdr_rts *h,
+                         const void *key)
 {
-    struct faro_transport *t = faro.peers[peer].t;
+    struct faro_peer *pe = &faro.peers[peer];
+    struct faro_transport *t = pe->t;
     set_status(r, &h->m);
     r->peer = peer;
     size_t n = (size_t)r->status.faro_count;
-    if (h->rkey_len && (t->attr.caps & FARO_TP_CAP_SINGLE_COPY)) {
-        rndv_pull(r, t, peer, h, n);
-        send_ack(peer, h->m.sreq, FARO_AM_FIN);
-        faro_recv_finish(r);
+    if (!(h->m.flags & FARO_HDR_RKEY_DATA))
+        key = h->rkey;
+    r->rkey = NULL;
+    if (h->rkey_len && (t->attr.caps & FARO_TP_CAP_GET) &&
+        t->ops->rkey_unpack(t->tp, pe->ep, key, h->rkey_len, &r->rkey) != FARO_TP_OK)
+        r->rkey = NULL;
+    if (r->rkey && (t->attr.caps & FARO_TP_CAP_SINGLE_COPY)) {
+        r->rreq = h->m.sreq;
+        rndv_pull(r, pe, h, n);
+        get_finish(r);
         return;
     }
-    if (h->m.flags & FARO_HDR_PROGRESSIVE)
-        faro_fatal(MPI_ERR_INTERN, "rank %d sent a progressive rendezvous over %s, which has no "
-                   "single-copy get", peer, t->ops->name);
-    if (h->rkey_len && (t->attr.caps & FARO_TP_CAP_GET)) {
-        r->rreq = h->m.sreq; /* get_done answers FIN to this */
-        struct iovec iov = {r->data, n};
-        int rc = n ? t->ops->get(t->tp, peer, &iov, 1, h->rkey, h->raddr, get_done, r)
-                   : FARO_TP_DONE;
-        if (rc == FARO_TP_OK) {
-            faro.outstanding++;
-            return;
-        }
-        if (rc == FARO_TP_DONE) {
-            send_ack(peer, h->m.sreq, FARO_AM_FIN);
-            faro_recv_finish(r);
-            return;
-        }
-        faro_tp_failed(peer, "a single-copy get", rc);
+    if (r->rkey) {
+        r->rreq = h->m.sreq; /* get_finish answers FIN to this */
+        get_async(r, pe, h->raddr, n);
+        return;
     }
     r->total = h->m.len;
     r->received = 0;
@@ -162,9 +218,10 @@ static void rndv_matched(struct faro_request *r, int peer, const struct faro_hdr
  * into the receive it matches. Matching here is final: the transport asks in
  * arrival order, and the handler that follows takes the request matched now.
  * A payload that does not fit whole (truncation) is copied as usual. */
-void *faro_place(void *core, int peer, unsigned kind, const void *hdr, size_t hdrlen,
+void *faro_place(void *core, void *ctx, unsigned kind, const void *hdr, size_t hdrlen,
                  size_t len)
 {
+    int peer = ((struct faro_peer *)ctx)->rank;
     if (kind == FARO_AM_EAGER) {
         struct faro_hdr_match m;
         memcpy(&m, hdr, sizeof m);
@@ -186,7 +243,7 @@ void *faro_place(void *core, int peer, unsigned kind, const void *hdr, size_t hd
     return d.offset + len <= r->len ? r->data + d.offset : NULL;
 }
 
-static void on_data(void *core, int peer, const void *hdr, size_t hdrlen, const void *data,
+static void on_data(void *core, void *ctx, const void *hdr, size_t hdrlen, const void *data,
                     size_t len)
 {
     struct faro_hdr_data d;
@@ -224,9 +281,10 @@ static void eager_matched(struct faro_request *r, struct faro_unexp *u, const vo
     u->req = r; /* continuation fragments go straight to r */
 }
 
-static void on_eager(void *core, int peer, const void *hdr, size_t hdrlen, const void *data,
+static void on_eager(void *core, void *ctx, const void *hdr, size_t hdrlen, const void *data,
                      size_t len)
 {
+    int peer = ((struct faro_peer *)ctx)->rank;
     struct faro_hdr_match m;
     memcpy(&m, hdr, sizeof m);
     struct faro_mq *q = faro_mq_get(m.ctx);
@@ -263,9 +321,10 @@ static void on_eager(void *core, int peer, const void *hdr, size_t hdrlen, const
     faro_mq_add_unexp(q, u);
 }
 
-static void on_eager_cont(void *core, int peer, const void *hdr, size_t hdrlen,
+static void on_eager_cont(void *core, void *ctx, const void *hdr, size_t hdrlen,
                           const void *data, size_t len)
 {
+    int peer = ((struct faro_peer *)ctx)->rank;
     struct faro_hdr_data d;
     memcpy(&d, hdr, sizeof d);
     struct faro_unexp *u = faro.peers[peer].eager_in;
@@ -284,20 +343,23 @@ static void on_eager_cont(void *core, int peer, const void *hdr, size_t hdrlen,
     }
 }
 
-static void on_rts(void *core, int peer, const void *hdr, size_t hdrlen, const void *data,
+static void on_rts(void *core, void *ctx, const void *hdr, size_t hdrlen, const void *data,
                    size_t len)
 {
+    int peer = ((struct faro_peer *)ctx)->rank;
     struct faro_hdr_rts h;
     memset(&h, 0, sizeof h);
     memcpy(&h, hdr, hdrlen < sizeof h ? hdrlen : sizeof h);
     struct faro_mq *q = faro_mq_get(h.m.ctx);
     struct faro_request *r = faro_mq_take_posted(q, h.m.src, h.m.tag);
     if (r) {
-        rndv_matched(r, peer, &h);
+        rndv_matched(r, peer, &h, data);
         return;
     }
     struct faro_unexp *u = calloc(1, sizeof *u);
-    if (!u)
+    if (u && (h.m.flags & FARO_HDR_RKEY_DATA) && (u->data = malloc(len ? len : 1)))
+        memcpy(u->data, data, len); /* the key travels with the record */
+    if (!u || ((h.m.flags & FARO_HDR_RKEY_DATA) && !u->data))
         faro_fatal(MPI_ERR_NO_MEM, "out of memory for a rendezvous record");
     u->kind = FARO_AM_RTS;
     u->peer = peer;
@@ -309,7 +371,8 @@ static void on_rts(void *core, int peer, const void *hdr, size_t hdrlen, const v
 void faro_recv_take_unexp(struct faro_request *r, struct faro_unexp *u)
 {
     if (u->kind == FARO_AM_RTS) {
-        rndv_matched(r, u->peer, &u->h);
+        rndv_matched(r, u->peer, &u->h, u->data);
+        free(u->data);
         free(u);
         return;
     }

@@ -50,7 +50,8 @@ struct faro_request {
     size_t off;            /* next byte to send (pipeline) */
     size_t total, received;/* receive side of a pipeline */
     int inflight;
-    void *reg;             /* mem_reg handle */
+    faro_tp_mem_t *reg;    /* sender: the registration the receiver reads from */
+    faro_tp_rkey_t *rkey;  /* receiver: the sender's key, while gets are under way */
 
     void (*on_complete)(struct faro_request *); /* internal requests */
     void *ctx;
@@ -87,10 +88,13 @@ int faro_send_prepare(struct faro_request *r);
 int faro_recv_prepare(struct faro_request *r);
 /* A receive's bytes are all in: unpack, complete. */
 void faro_recv_finish(struct faro_request *r);
-/* Control message (header only) to a peer; never fails silently. */
+/* Control message (header only, or with a small payload that is copied) to
+ * a peer; never fails silently. */
 void faro_send_ctrl(int peer, unsigned kind, const void *hdr, size_t hdrlen);
+void faro_send_ctrl_data(int peer, unsigned kind, const void *hdr, size_t hdrlen,
+                         const void *data, size_t len);
 /* The placement upcall of faro_tp_env_t (direct reads of DATA fragments). */
-void *faro_place(void *core, int peer, unsigned kind, const void *hdr, size_t hdrlen,
+void *faro_place(void *core, void *ctx, unsigned kind, const void *hdr, size_t hdrlen,
                  size_t len);
 /* Installs the protocol handlers on a transport. */
 void faro_p2p_handlers(struct faro_transport *t);

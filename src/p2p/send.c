@@ -21,14 +21,15 @@
 
 #include "p2p/header.h"
 #include "p2p/request.h"
-#include "runtime/log.h"
+#include "base/log.h"
 
 #define FARO_PACK_CHUNK (64 * 1024)
 
 void faro_tp_failed(int peer, const char *op, int rc)
 {
+    const struct faro_transport *t = faro.peers[peer].t;
     faro_fatal(MPI_ERR_OTHER, "%s to rank %d failed (transport %s, status %d)", op, peer,
-               faro.peers[peer].t->ops->name, rc);
+               t ? t->ops->name : "none", rc);
 }
 
 static void ctrl_done(void *arg, int status)
@@ -38,21 +39,54 @@ static void ctrl_done(void *arg, int status)
         faro_fatal(MPI_ERR_OTHER, "a control message to rank %d failed", (int)(intptr_t)arg);
 }
 
-void faro_send_ctrl(int peer, unsigned kind, const void *hdr, size_t hdrlen)
+/* A control message whose payload the transport may keep until done. */
+struct ctrl_copy {
+    int peer;
+    char data[];
+};
+
+static void ctrl_copy_done(void *arg, int status)
 {
-    struct faro_transport *t = faro.peers[peer].t;
-    int rc = t->ops->send_inline(t->tp, peer, kind, hdr, hdrlen, NULL, 0);
+    struct ctrl_copy *c = arg;
+    int peer = c->peer;
+    free(c);
+    ctrl_done((void *)(intptr_t)peer, status);
+}
+
+void faro_send_ctrl_data(int peer, unsigned kind, const void *hdr, size_t hdrlen,
+                         const void *data, size_t len)
+{
+    struct faro_peer *p = faro_peer_get(peer);
+    struct faro_transport *t = p->t;
+    int rc = FARO_TP_AGAIN;
+    if (hdrlen + len <= p->max_inline)
+        rc = t->ops->send_inline(t->tp, p->ep, kind, hdr, hdrlen, data, len);
     if (rc == FARO_TP_DONE || rc == FARO_TP_OK)
         return;
     if (rc == FARO_TP_AGAIN) {
-        rc = t->ops->isend(t->tp, peer, kind, hdr, hdrlen, NULL, 0, ctrl_done,
-                           (void *)(intptr_t)peer);
+        struct ctrl_copy *c = len ? malloc(sizeof *c + len) : NULL;
+        if (len && !c)
+            faro_fatal(MPI_ERR_NO_MEM, "out of memory for a %zu-byte control message", len);
+        struct iovec iov = {c ? c->data : NULL, len};
+        if (c) {
+            c->peer = peer;
+            memcpy(c->data, data, len);
+        }
+        rc = t->ops->isend(t->tp, p->ep, kind, hdr, hdrlen, &iov, len ? 1 : 0,
+                           c ? ctrl_copy_done : ctrl_done, c ? (void *)c : (void *)(intptr_t)peer);
         if (rc == FARO_TP_OK)
             faro.outstanding++;
+        else
+            free(c);
         if (rc == FARO_TP_OK || rc == FARO_TP_DONE)
             return;
     }
     faro_tp_failed(peer, "sending a control message", rc);
+}
+
+void faro_send_ctrl(int peer, unsigned kind, const void *hdr, size_t hdrlen)
+{
+    faro_send_ctrl_data(peer, kind, hdr, hdrlen, NULL, 0);
 }
 
 /* One fragment of a send left the transport. */
@@ -66,12 +100,12 @@ static void frag_done(void *arg, int status)
         faro_req_complete(r);
 }
 
-static int isend_frag(struct faro_request *r, struct faro_transport *t, unsigned kind,
+static int isend_frag(struct faro_request *r, struct faro_peer *p, unsigned kind,
                       const void *hdr, size_t hdrlen, size_t off, size_t n,
                       faro_tp_done_fn done)
 {
     struct iovec iov = {r->data + off, n};
-    int rc = t->ops->isend(t->tp, r->peer, kind, hdr, hdrlen, &iov, n ? 1 : 0, done, r);
+    int rc = p->t->ops->isend(p->t->tp, p->ep, kind, hdr, hdrlen, &iov, n ? 1 : 0, done, r);
     if (rc == FARO_TP_OK) {
         faro.outstanding++;
         return 1;
@@ -90,7 +124,7 @@ static int send_eager(struct faro_request *r, struct faro_peer *p)
         .len = r->len, .sreq = (uintptr_t)r,
     };
     if (!h.flags && sizeof h + r->len <= p->max_inline) {
-        int rc = t->ops->send_inline(t->tp, r->peer, FARO_AM_EAGER, &h, sizeof h, r->data,
+        int rc = t->ops->send_inline(t->tp, p->ep, FARO_AM_EAGER, &h, sizeof h, r->data,
                                      r->len);
         if (rc == FARO_TP_DONE || rc == FARO_TP_OK) {
             faro_req_complete(r);
@@ -102,11 +136,11 @@ static int send_eager(struct faro_request *r, struct faro_peer *p)
     size_t max = t->attr.max_send;
     size_t first = r->len < max ? r->len : max;
     r->pending = 1 + (h.flags ? 1 : 0); /* the guard below, plus the ACK */
-    r->pending += isend_frag(r, t, FARO_AM_EAGER, &h, sizeof h, 0, first, frag_done);
+    r->pending += isend_frag(r, p, FARO_AM_EAGER, &h, sizeof h, 0, first, frag_done);
     for (size_t off = first; off < r->len; off += max) {
         struct faro_hdr_data d = {.rreq = 0, .offset = off};
         size_t n = r->len - off < max ? r->len - off : max;
-        r->pending += isend_frag(r, t, FARO_AM_EAGER_CONT, &d, sizeof d, off, n, frag_done);
+        r->pending += isend_frag(r, p, FARO_AM_EAGER_CONT, &d, sizeof d, off, n, frag_done);
     }
     if (--r->pending == 0)
         faro_req_complete(r);
@@ -124,18 +158,43 @@ static int stage(struct faro_request *r, size_t hdr)
     return MPI_SUCCESS;
 }
 
+/* Register what the receiver will read and pack its key: into the RTS header
+ * when it fits, else into the RTS payload. 0 when the receiver can get. */
+static int expose(struct faro_request *r, struct faro_transport *t, void *region, size_t len,
+                  struct faro_hdr_rts *h, uint8_t *key, size_t *keylen)
+{
+    if (!(t->attr.caps & FARO_TP_CAP_GET) ||
+        t->ops->mem_reg(t->tp, region, len, FARO_TP_MEM_REMOTE_READ, &r->reg) != FARO_TP_OK)
+        return -1;
+    *keylen = FARO_TP_MAX_RKEY;
+    if (t->ops->rkey_pack(t->tp, r->reg, key, keylen) != FARO_TP_OK) {
+        t->ops->mem_dereg(t->tp, r->reg);
+        r->reg = NULL;
+        return -1;
+    }
+    h->rkey_len = (uint16_t)*keylen;
+    if (*keylen <= sizeof h->rkey) {
+        memcpy(h->rkey, key, *keylen);
+        *keylen = 0; /* nothing in the payload */
+    } else {
+        h->m.flags |= FARO_HDR_RKEY_DATA;
+    }
+    return 0;
+}
+
 static int send_rts(struct faro_request *r, struct faro_peer *p)
 {
     struct faro_transport *t = p->t;
     struct faro_hdr_rts h;
+    uint8_t key[FARO_TP_MAX_RKEY];
+    size_t keylen = 0;
     memset(&h, 0, sizeof h);
     h.m = (struct faro_hdr_match){
         .ctx = r->comm->context_id, .src = r->comm->rank, .tag = r->tag,
         .len = r->len, .sreq = (uintptr_t)r,
     };
     const uint32_t both = FARO_TP_CAP_GET | FARO_TP_CAP_SINGLE_COPY;
-    int can_get = (t->attr.caps & FARO_TP_CAP_GET) && t->attr.rkey_size <= sizeof h.rkey;
-    int progressive = !r->data && can_get && (t->attr.caps & both) == both;
+    int progressive = !r->data && (t->attr.caps & both) == both;
     if (!r->data) {
         int rc = stage(r, progressive ? FARO_PACK_HDR : 0);
         if (rc)
@@ -143,12 +202,10 @@ static int send_rts(struct faro_request *r, struct faro_peer *p)
     }
     void *region = progressive ? r->tmp : r->data;
     size_t extra = progressive ? FARO_PACK_HDR : 0;
-    if (can_get && t->ops->mem_reg(t->tp, region, extra + r->len, h.rkey, &r->reg) == FARO_TP_OK) {
-        h.rkey_len = (uint8_t)t->attr.rkey_size;
+    if (expose(r, t, region, extra + r->len, &h, key, &keylen) == 0)
         h.raddr = (uintptr_t)r->data;
-    } else {
+    else
         progressive = 0;
-    }
     /* Without a get the receiver answers CTS: the pipeline packs fragment by
      * fragment, so packing overlaps the transfer there too. */
     r->pack_lazy = r->tmp && !h.rkey_len;
@@ -162,7 +219,8 @@ static int send_rts(struct faro_request *r, struct faro_peer *p)
         __atomic_store_n(ready, 0, __ATOMIC_RELAXED);
     }
     r->pending = 1; /* FIN, or the last DATA fragment */
-    faro_send_ctrl(r->peer, FARO_AM_RTS, &h, offsetof(struct faro_hdr_rts, rkey) + h.rkey_len);
+    size_t hdrlen = offsetof(struct faro_hdr_rts, rkey) + (keylen ? 0 : h.rkey_len);
+    faro_send_ctrl_data(r->peer, FARO_AM_RTS, &h, hdrlen, key, keylen);
     for (size_t off = 0; progressive && off < r->len; off += FARO_PACK_CHUNK) {
         size_t n = r->len - off < FARO_PACK_CHUNK ? r->len - off : FARO_PACK_CHUNK;
         faro_type_pack_range(r->ubuf, r->type, off, n, r->data + off);
@@ -173,7 +231,7 @@ static int send_rts(struct faro_request *r, struct faro_peer *p)
 
 int faro_send_start(struct faro_request *r)
 {
-    struct faro_peer *p = &faro.peers[r->peer];
+    struct faro_peer *p = faro_peer_get(r->peer);
     if (r->len > p->eager_limit)
         return send_rts(r, p);
     if (!r->data) { /* non-contiguous: packed whole, it is small */
@@ -209,7 +267,7 @@ static void pipeline_pump(struct faro_request *r)
         r->off += n;
         if (r->pack_lazy)
             faro_type_pack_range(r->ubuf, r->type, off, n, r->data + off);
-        r->inflight += isend_frag(r, p->t, FARO_AM_DATA, &d, sizeof d, off, n, pipeline_done);
+        r->inflight += isend_frag(r, p, FARO_AM_DATA, &d, sizeof d, off, n, pipeline_done);
     }
     if (r->off == r->len && r->inflight == 0 && r->pending) {
         r->pending = 0;
@@ -217,7 +275,7 @@ static void pipeline_pump(struct faro_request *r)
     }
 }
 
-static void on_cts(void *core, int peer, const void *hdr, size_t hdrlen, const void *data,
+static void on_cts(void *core, void *ctx, const void *hdr, size_t hdrlen, const void *data,
                    size_t len)
 {
     struct faro_hdr_cts c;
@@ -230,8 +288,8 @@ static void on_cts(void *core, int peer, const void *hdr, size_t hdrlen, const v
 }
 
 /* FIN (rendezvous data was fetched) and ACK (synchronous eager send matched). */
-static void on_fin_ack(void *core, int peer, const void *hdr, size_t hdrlen, const void *data,
-                       size_t len)
+static void on_fin_ack(void *core, void *ctx, const void *hdr, size_t hdrlen,
+                       const void *data, size_t len)
 {
     struct faro_hdr_ack a;
     memcpy(&a, hdr, sizeof a);

@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "core.h"
-#include "runtime/log.h"
-#include "runtime/pmi.h"
+#include "base/log.h"
+#include "base/pmi.h"
 
 #define RING 64
 #define CLASS_BITS 8

@@ -11,9 +11,9 @@
 #include "config.h"
 #include "core.h"
 #include "p2p/match.h"
-#include "runtime/log.h"
-#include "runtime/pmi.h"
-#include "runtime/tunables.h"
+#include "base/log.h"
+#include "base/pmi.h"
+#include "base/tunables.h"
 #include "select.h"
 
 struct faro_state faro = {.rank = 0, .size = 1};

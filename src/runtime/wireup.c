@@ -5,12 +5,20 @@
  *
  *   put host, (rank 0) put job key      barrier
  *   node map; init transports; put their addresses      barrier
- *   choose a transport per peer; connect      barrier
- *   wireup_done; read final attributes; release unused transports
+ *   connect the peers of this node that a node-local transport reaches
+ *   barrier; wireup_done
+ *
+ * Every other peer is connected at the first message either way: by this
+ * rank's first send to it (faro_peer_connect), or when its connection
+ * arrives (the accepted upcall). At 10,000 ranks a rank then holds
+ * connections only to the ranks it talks to.
  *
  * Choice per peer: the own rank goes to the self-only transport; a peer on
  * this node to the first listed local-only transport both sides can use; any
- * other peer to the first listed transport both sides can use that reaches it.
+ * other peer to the first listed transport both sides can use that reaches
+ * it. Both sides compute the same choice from the same published addresses,
+ * so a peer that connects to us arrives through the transport we would have
+ * chosen for it.
  */
 #include <ctype.h>
 #include <sched.h>
@@ -23,9 +31,9 @@
 #include "affinity.h"
 #include "core.h"
 #include "p2p/request.h"
-#include "runtime/log.h"
-#include "runtime/pmi.h"
-#include "runtime/tunables.h"
+#include "base/log.h"
+#include "base/pmi.h"
+#include "base/tunables.h"
 
 #define KEYLEN 16
 
@@ -59,9 +67,35 @@ static int hex_decode(const char *in, void *out, size_t max)
     return (int)(n / 2);
 }
 
-static void peer_failed(void *core, int peer, const char *why)
+/* ---- upcalls of every transport (env.core is the struct faro_transport) ---- */
+
+static void bind_peer(struct faro_peer *p, struct faro_transport *t, faro_tp_ep_t *ep);
+
+/* A job rank connected to us first. */
+static void *on_accepted(void *core, faro_tp_ep_t *ep, uint64_t id, unsigned port)
 {
-    faro_fatal(MPI_ERR_PROC_ABORTED, "lost contact with rank %d: %s; ending the job", peer, why);
+    struct faro_transport *t = core;
+    if (port != 0 || id >= (uint64_t)faro.size)
+        return NULL; /* the MPI core opens no ports yet */
+    struct faro_peer *p = &faro.peers[id];
+    if (!p->ep) {
+        bind_peer(p, t, ep);
+    } else if (p->t != t || p->ep != ep) {
+        faro_fatal(MPI_ERR_INTERN, "rank %d connected through %s, but this rank reaches it "
+                   "through %s: is FARO_TRANSPORTS the same for every rank?", (int)id,
+                   t->ops->name, p->t->ops->name);
+    }
+    return p;
+}
+
+/* A job peer's loss ends the job; its orderly close (finalize) does not. */
+static void on_ep_lost(void *core, void *ctx, int orderly, const char *why)
+{
+    struct faro_peer *p = ctx;
+    if (orderly)
+        return;
+    faro_fatal(MPI_ERR_PROC_ABORTED, "lost contact with rank %d: %s; ending the job", p->rank,
+               why);
 }
 
 static int node_map(char *err, size_t errlen)
@@ -174,7 +208,9 @@ static int init_transports(char *err, size_t errlen)
             tp_why[i] = strdup("not listed in FARO_TRANSPORTS");
             continue;
         }
-        int rc = t->ops->init(&t->tp, &env, &t->attr, why, sizeof why);
+        t->env = env;
+        t->env.core = t; /* upcalls know which transport they come from */
+        int rc = t->ops->init(&t->tp, &t->env, &t->attr, why, sizeof why);
         if (rc == FARO_TP_ERR) /* broken, not merely absent: say so, do not fall back */
             return snprintf(err, errlen, "transport %s: %s", t->ops->name,
                             why[0] ? why : "init failed"), -1;
@@ -215,10 +251,11 @@ static int peer_blob(struct faro_transport *t, int p, uint8_t *blob)
     return hex_decode(val, blob, FARO_TP_MAX_ADDR);
 }
 
-static int choose(int p, char *err, size_t errlen)
+/* The transport for peer p and its address blob there; -1 with err set when
+ * none reaches it. */
+static int choose(int p, uint8_t *blob, int *len, char *err, size_t errlen)
 {
-    uint8_t blob[FARO_TP_MAX_ADDR];
-    int best = -1, best_pos = 1 << 30, len = -1;
+    int best = -1, best_pos = 1 << 30;
     for (int pass = 0; pass < 2 && best < 0; pass++) {
         for (int i = 0; i < faro.ntps; i++) {
             struct faro_transport *t = &faro.tps[i];
@@ -238,30 +275,22 @@ static int choose(int p, char *err, size_t errlen)
             memcpy(blob, cand, (size_t)n);
             best = i;
             best_pos = pos;
-            len = n;
+            *len = n;
         }
     }
-    if (best < 0) {
-        char why[1024] = "";
-        for (int i = 0; i < faro.ntps; i++) {
-            if (faro.tps[i].tp && (faro.tps[i].attr.caps & FARO_TP_CAP_SELF_ONLY))
-                continue; /* never a candidate for another rank */
-            size_t u = strlen(why);
-            snprintf(why + u, sizeof why - u, "%s%s: %s", u ? "; " : "", faro.tps[i].ops->name,
-                     tp_why[i] ? tp_why[i] : "usable here but not by that rank or not to it");
-        }
-        return snprintf(err, errlen,
-                        "no transport reaches rank %d (FARO_TRANSPORTS=%s): %s", p,
-                        faro_tun_str(FARO_TUN_TRANSPORTS), why), -1;
+    if (best >= 0)
+        return best;
+    char why[1024] = "";
+    for (int i = 0; i < faro.ntps; i++) {
+        if (faro.tps[i].tp && (faro.tps[i].attr.caps & FARO_TP_CAP_SELF_ONLY))
+            continue; /* never a candidate for another rank */
+        size_t u = strlen(why);
+        snprintf(why + u, sizeof why - u, "%s%s: %s", u ? "; " : "", faro.tps[i].ops->name,
+                 tp_why[i] ? tp_why[i] : "usable here but not by that rank or not to it");
     }
-    struct faro_transport *t = &faro.tps[best];
-    int rc = t->ops->connect(t->tp, p, blob, (size_t)len);
-    if (rc != FARO_TP_OK && rc != FARO_TP_DONE && rc != FARO_TP_AGAIN)
-        return snprintf(err, errlen, "%s: cannot connect to rank %d", t->ops->name, p), -1;
-    faro.peers[p].t = t;
-    faro.peers[p].node = (uint32_t)faro.node_of[p];
-    t->used = 1;
-    return 0;
+    snprintf(err, errlen, "no transport reaches rank %d (FARO_TRANSPORTS=%s): %s", p,
+             faro_tun_str(FARO_TUN_TRANSPORTS), why);
+    return -1;
 }
 
 /* A transport's own knob, set by the user, wins; then FARO_EAGER_LIMIT; then
@@ -273,25 +302,55 @@ static size_t eager_limit(const faro_tp_attr_t *a)
     return a->eager_limit;
 }
 
-static void peer_limits(void)
+/* p's messages go through t's endpoint ep from now on; the protocol limits
+ * follow from t's attributes (final since wireup_done). */
+static void bind_peer(struct faro_peer *p, struct faro_transport *t, faro_tp_ep_t *ep)
 {
-    for (int p = 0; p < faro.size; p++) {
-        struct faro_peer *pe = &faro.peers[p];
-        const faro_tp_attr_t *a = &pe->t->attr;
-        pe->eager_limit = eager_limit(a);
-        pe->max_inline = a->max_inline;
-        pe->frag = faro_tun_isset(FARO_TUN_RNDV_FRAG_SIZE)
-                       ? (size_t)faro_tun_int(FARO_TUN_RNDV_FRAG_SIZE) : a->frag_size;
-        if (pe->frag == 0 || pe->frag > a->max_send)
-            pe->frag = a->max_send;
+    const faro_tp_attr_t *a = &t->attr;
+    p->t = t;
+    p->ep = ep;
+    p->eager_limit = eager_limit(a);
+    p->max_inline = a->max_inline;
+    p->frag = faro_tun_isset(FARO_TUN_RNDV_FRAG_SIZE)
+                  ? (size_t)faro_tun_int(FARO_TUN_RNDV_FRAG_SIZE) : a->frag_size;
+    if (p->frag == 0 || p->frag > a->max_send)
+        p->frag = a->max_send;
+    if (!t->used) {
+        t->used = 1;
+        if (faro.nstandby > 0)
+            faro.nstandby--;
+        faro_info(1, "transport %s: eager limit %zu, max inline %zu, fragment %zu, "
+                  "single copy %s", t->ops->name, eager_limit(a), a->max_inline, a->frag_size,
+                  (a->caps & FARO_TP_CAP_GET) ? "yes" : "no");
     }
-    for (int i = 0; i < faro.ntps; i++) {
-        struct faro_transport *t = &faro.tps[i];
-        if (t->used)
-            faro_info(1, "transport %s: eager limit %zu, max inline %zu, fragment %zu, "
-                      "single copy %s", t->ops->name, eager_limit(&t->attr), t->attr.max_inline,
-                      t->attr.frag_size, (t->attr.caps & FARO_TP_CAP_GET) ? "yes" : "no");
-    }
+}
+
+static int connect_peer(struct faro_peer *p, char *err, size_t errlen)
+{
+    uint8_t blob[FARO_TP_MAX_ADDR];
+    int len = -1;
+    int best = choose(p->rank, blob, &len, err, errlen);
+    if (best < 0)
+        return -1;
+    struct faro_transport *t = &faro.tps[best];
+    faro_tp_conn_t c = {.addr = blob, .addrlen = (size_t)len, .id = (uint64_t)faro.rank,
+                        .ctx = p};
+    faro_tp_ep_t *ep = NULL;
+    int rc = t->ops->connect(t->tp, &c, &ep);
+    if ((rc != FARO_TP_OK && rc != FARO_TP_DONE) || !ep)
+        return snprintf(err, errlen, "%s: cannot connect to rank %d", t->ops->name, p->rank),
+               -1;
+    if (!p->ep) /* connect may have shown an earlier accepted endpoint: same one */
+        bind_peer(p, t, ep);
+    faro_info(2, "rank %d: connected through %s", p->rank, t->ops->name);
+    return 0;
+}
+
+void faro_peer_connect(struct faro_peer *p)
+{
+    char err[1200];
+    if (connect_peer(p, err, sizeof err))
+        faro_fatal(MPI_ERR_OTHER, "%s", err);
 }
 
 int faro_wireup(char *err, size_t errlen)
@@ -336,8 +395,8 @@ int faro_wireup(char *err, size_t errlen)
         .rank = faro.rank, .size = faro.size, .node_of = faro.node_of,
         .local_rank = faro.local_rank, .local_size = faro.local_size,
         .local_ranks = faro.local_ranks, .jobid = faro.jobid, .job_key = job_key,
-        .job_key_len = sizeof job_key, .ncores = cores, .core = &faro,
-        .peer_failed = peer_failed, .place = faro_place,
+        .job_key_len = sizeof job_key, .ncores = cores,
+        .accepted = on_accepted, .ep_lost = on_ep_lost, .place = faro_place,
     };
     if (init_transports(err, errlen))
         return -1;
@@ -347,24 +406,41 @@ int faro_wireup(char *err, size_t errlen)
     faro.peers = calloc((size_t)faro.size, sizeof *faro.peers);
     if (!faro.peers)
         return snprintf(err, errlen, "out of memory for %d peers", faro.size), -1;
-    for (int p = 0; p < faro.size; p++)
-        if (choose(p, err, errlen))
+    for (int p = 0; p < faro.size; p++) {
+        faro.peers[p].rank = p;
+        faro.peers[p].node = (uint32_t)faro.node_of[p];
+    }
+    /* This node's ranks (and the own rank) now, the rest at first use. */
+    for (int l = 0; l < faro.local_size; l++) {
+        struct faro_peer *p = &faro.peers[faro.local_ranks[l]];
+        uint8_t blob[FARO_TP_MAX_ADDR];
+        int len, best = choose(p->rank, blob, &len, err, errlen);
+        if (best < 0)
             return -1;
+        const faro_tp_attr_t *a = &faro.tps[best].attr;
+        if ((a->caps & (FARO_TP_CAP_LOCAL_ONLY | FARO_TP_CAP_SELF_ONLY)) &&
+            connect_peer(p, err, errlen))
+            return -1;
+    }
     if (faro_pmi_barrier())
         return snprintf(err, errlen, "PMI barrier failed (process manager gone?)"), -1;
     for (int i = 0; i < faro.ntps; i++) {
         struct faro_transport *t = &faro.tps[i];
         if (t->tp && t->ops->wireup_done(t->tp) < 0)
             return snprintf(err, errlen, "%s: wire-up failed", t->ops->name), -1;
-    }
-    for (int i = 0; i < faro.ntps; i++) {
-        struct faro_transport *t = &faro.tps[i];
-        if (t->tp && !t->used) {
-            t->ops->finalize(t->tp);
-            t->tp = NULL;
+        /* The limits bound at wire-up may have narrowed (shm without CMA). */
+        for (int l = 0; t->tp && l < faro.local_size; l++) {
+            struct faro_peer *p = &faro.peers[faro.local_ranks[l]];
+            if (p->t == t)
+                bind_peer(p, t, p->ep);
         }
     }
-    peer_limits();
+    /* A transport that no peer uses yet stays alive in standby: a peer may
+     * still connect through it first, so progress polls it now and then
+     * (faro_progress) until it carries traffic. */
+    faro.nstandby = 0;
+    for (int i = 0; i < faro.ntps; i++)
+        faro.nstandby += faro.tps[i].tp && !faro.tps[i].used;
     faro_info(1, "%d ranks on %d node(s), %d here on %d cores; waiting by %s", faro.size,
               faro.nnodes, faro.local_size, cores, faro.yield ? "yielding" : "spinning");
     return 0;
@@ -378,7 +454,7 @@ void faro_quiesce(void)
         int busy = faro.outstanding != 0;
         for (int i = 0; i < faro.ntps; i++) {
             struct faro_transport *t = &faro.tps[i];
-            if (t->tp && t->used && t->ops->flush(t->tp, -1) == FARO_TP_AGAIN)
+            if (t->tp && t->used && t->ops->flush(t->tp, NULL) == FARO_TP_AGAIN)
                 busy = 1;
         }
         if (!busy)

@@ -19,7 +19,7 @@
  */
 #include "config.h"
 
-#include "runtime/pmi.h"
+#include "base/pmi.h"
 
 #include <fcntl.h>
 #include <signal.h>

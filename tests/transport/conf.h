@@ -29,6 +29,15 @@ struct t_hdr {
 
 enum t_how { T_INLINE, T_ISEND, T_AUTO };
 
+struct t;
+
+/* A job peer as the harness's "owner" sees it: the context of its endpoint. */
+struct t_peer {
+    struct t *t;
+    int rank;
+    faro_tp_ep_t *ep;                 /* NULL until connected or accepted */
+};
+
 /* The state of one process of a case (the `core` of every upcall). */
 struct t {
     const faro_tp_ops_t *ops;
@@ -37,12 +46,18 @@ struct t {
     faro_tp_env_t env;
     int rank, size;
     int fd;                           /* bootstrap socket to the runner */
+    struct t_peer peer[T_MAXP];
+    uint8_t blob[T_MAXP][FARO_TP_MAX_ADDR]; /* every rank's address, for lazy connects */
+    size_t bloblen[T_MAXP];
+    long naccepted;                   /* accepted upcalls for job ranks */
+    int nclosed, closed[T_MAXP];      /* orderly ep_lost per rank */
+    long nother;                      /* ep_lost of endpoints the case made itself */
     uint32_t sseq[T_MAXP], rseq[T_MAXP];
     long nrecv, nrecv_from[T_MAXP];
     size_t bytes;
     long pending;                     /* isends whose done has not run */
-    int nfailed, failed[T_MAXP];
-    char why[256];                    /* the last peer_failed reason */
+    int nfailed, failed[T_MAXP];      /* ep_lost, not orderly */
+    char why[256];                    /* the last ep_lost reason */
     int bad;
     char err[512];                    /* the first failure of this process */
     uint8_t raw[256];                 /* the last T_RAW payload */
@@ -64,6 +79,7 @@ struct t_case {
 #define T_PEERS 1                     /* needs other processes: skipped for self-only */
 #define T_NETWORK 2                   /* only for transports that leave the node */
 #define T_STRANGER 4                  /* the last rank gets a different job key */
+#define T_EAGER 8                     /* connect every peer at wire-up (as for shm) */
 
 /* conf_boot.c */
 void t_fail(struct t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -76,6 +92,8 @@ int t_got(struct t *t, long n);         /* cond: n messages received, my sends c
 int t_send(struct t *t, int dest, unsigned kind, size_t hdrlen, size_t len, enum t_how how);
 int t_send_raw(struct t *t, int dest, unsigned kind, const void *data, size_t len);
 int t_send_buf(struct t *t, int dest, unsigned kind, const void *buf, size_t len);
+faro_tp_ep_t *t_ep(struct t *t, int rank); /* connected at first use */
+void *t_accepted(void *core, faro_tp_ep_t *ep, uint64_t id, unsigned port); /* job ranks */
 void t_fill(uint8_t *p, size_t len, uint32_t seed);
 long t_check(const uint8_t *p, size_t len, uint32_t seed); /* first bad byte, or -1 */
 int t_child(const faro_tp_ops_t *ops, const struct t_case *c, int rank, int size, int fd,

@@ -1,8 +1,10 @@
 /*
  * Transport conformance suite: the child side. Builds the environment a core
- * would build, wires the transport up exactly as transport.h says (init,
- * addr_get, exchange, connect, barrier, wireup_done), and gives the cases
- * checked sends and receives and waits that never hang.
+ * would build, wires the transport up as transport.h says (init, addr_get,
+ * exchange, barrier, wireup_done; endpoints connected at their first send, or
+ * at wire-up for node-local transports and T_EAGER cases, or shown through
+ * the accepted upcall), and gives the cases checked sends and receives and
+ * waits that never hang.
  */
 #include "config.h"
 
@@ -18,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime/log.h"
+#include "base/log.h"
 
 static struct t T; /* this process; the `core` of every upcall */
 
@@ -143,9 +145,14 @@ static void t_recv(struct t *t, unsigned kind, int peer, const void *hdr, size_t
 
 /* One handler per kind, so delivery under the right kind is checked. */
 #define T_H(k)                                                                             \
-    static void t_h##k(void *c, int p, const void *h, size_t hl, const void *d, size_t l)  \
+    static void t_h##k(void *c, void *x, const void *h, size_t hl, const void *d, size_t l) \
     {                                                                                      \
-        t_recv(c, k, p, h, hl, d, l);                                                      \
+        struct t_peer *p = x;                                                              \
+        if (!p || p->t != c) {                                                             \
+            t_fail(c, "kind %u: a message with a context that is not a peer's", k);        \
+            return;                                                                        \
+        }                                                                                  \
+        t_recv(c, k, p->rank, h, hl, d, l);                                                \
     }
 T_H(0) T_H(1) T_H(2) T_H(3) T_H(4) T_H(5) T_H(6) T_H(7)
 T_H(8) T_H(9) T_H(10) T_H(11) T_H(12) T_H(13) T_H(14) T_H(15)
@@ -154,13 +161,60 @@ static const faro_tp_handler_fn t_handlers[FARO_TP_MAX_KINDS] = {
     t_h8, t_h9, t_h10, t_h11, t_h12, t_h13, t_h14, t_h15,
 };
 
-static void t_peer_failed(void *core, int peer, const char *why)
+static void t_ep_lost(void *core, void *ctx, int orderly, const char *why)
 {
     struct t *t = core;
-    if (peer >= 0 && peer < T_MAXP)
-        t->failed[peer]++;
+    struct t_peer *p = ctx;
+    if (!p) {
+        t_fail(t, "ep_lost without a context (%s)", why ? why : "orderly");
+        return;
+    }
+    if (p < t->peer || p >= t->peer + T_MAXP) { /* an endpoint a case made itself */
+        t->nother++;
+        return;
+    }
+    if (orderly) {
+        t->closed[p->rank]++;
+        t->nclosed++;
+        return;
+    }
+    t->failed[p->rank]++;
     t->nfailed++;
     snprintf(t->why, sizeof t->why, "%s", why ? why : "(null)");
+}
+
+/* A job rank showed itself: the same endpoint the harness connected, if it did. */
+void *t_accepted(void *core, faro_tp_ep_t *ep, uint64_t id, unsigned port)
+{
+    struct t *t = core;
+    if (port != 0 || id >= (uint64_t)t->size) {
+        t_fail(t, "accepted: port %u id %llu (expected a job rank 0..%d on port 0)", port,
+               (unsigned long long)id, t->size - 1);
+        return NULL;
+    }
+    struct t_peer *p = &t->peer[id];
+    if (p->ep && p->ep != ep) {
+        t_fail(t, "rank %llu showed itself with a second endpoint", (unsigned long long)id);
+        return NULL;
+    }
+    p->ep = ep;
+    t->naccepted++;
+    return p;
+}
+
+faro_tp_ep_t *t_ep(struct t *t, int rank)
+{
+    struct t_peer *p = &t->peer[rank];
+    if (p->ep)
+        return p->ep;
+    faro_tp_conn_t c = { .addr = t->blob[rank], .addrlen = t->bloblen[rank],
+                         .id = (uint64_t)t->rank, .ctx = p };
+    int r = t->ops->connect(t->tp, &c, &p->ep);
+    if ((r != FARO_TP_OK && r != FARO_TP_DONE) || !p->ep) {
+        t_fail(t, "connect to rank %d returned %d", rank, r);
+        p->ep = NULL;
+    }
+    return p->ep;
 }
 
 /* ---- sending ---- */
@@ -198,7 +252,8 @@ static int t_post(struct t *t, int dest, unsigned kind, const uint8_t *hdr, size
     size_t a = len / 3, c = len / 5;
     struct iovec iov[3] = { { b->data, a }, { b->data + a, len - a - c },
                             { b->data + len - c, c } };
-    int r = t->ops->isend(t->tp, dest, kind, hdr, hdrlen, iov, 3, t_done, b);
+    faro_tp_ep_t *ep = t_ep(t, dest);
+    int r = ep ? t->ops->isend(t->tp, ep, kind, hdr, hdrlen, iov, 3, t_done, b) : FARO_TP_ERR;
     if (r == FARO_TP_DONE) {
         b->returned_done = 1;
         free(t_late[t_nlate % T_LATE]);
@@ -238,7 +293,9 @@ static int t_send_any(struct t *t, int dest, unsigned kind, size_t hdrlen, const
     if (how == T_AUTO)
         how = hdrlen + len <= t->attr.max_inline ? T_INLINE : T_ISEND;
     if (how == T_INLINE) {
-        int r = t->ops->send_inline(t->tp, dest, kind, hdr, hdrlen, b->data, len);
+        faro_tp_ep_t *ep = t_ep(t, dest);
+        int r = ep ? t->ops->send_inline(t->tp, ep, kind, hdr, hdrlen, b->data, len)
+                   : FARO_TP_ERR;
         if (r == FARO_TP_DONE) {
             memset(b->data, 0xee, len); /* the transport must have copied it out */
             free(b);
@@ -283,7 +340,9 @@ int t_send_buf(struct t *t, int dest, unsigned kind, const void *buf, size_t len
     struct t_hdr h = { .seq = t->sseq[dest], .src = (uint32_t)t->rank, .len = (uint32_t)len,
                        .hdrlen = sizeof h, .kind = kind, .flags = T_RAW };
     struct iovec iov = { (void *)buf, len };
-    int r = t->ops->isend(t->tp, dest, kind, &h, sizeof h, &iov, 1, t_done_keep, t);
+    faro_tp_ep_t *ep = t_ep(t, dest);
+    int r = ep ? t->ops->isend(t->tp, ep, kind, &h, sizeof h, &iov, 1, t_done_keep, t)
+               : FARO_TP_ERR;
     if (r == FARO_TP_OK)
         t->pending++;
     else if (r != FARO_TP_DONE) {
@@ -373,8 +432,8 @@ int t_barrier(struct t *t)
 
 static int t_wireup(struct t *t, const struct t_case *c)
 {
-    uint8_t blobs[T_MAXP][FARO_TP_MAX_ADDR], mine[FARO_TP_MAX_ADDR];
-    size_t lens[T_MAXP], len = sizeof mine;
+    uint8_t mine[FARO_TP_MAX_ADDR];
+    size_t len = sizeof mine;
     int r;
 
     for (unsigned k = 0; k < FARO_TP_MAX_KINDS; k++)
@@ -387,16 +446,17 @@ static int t_wireup(struct t *t, const struct t_case *c)
                FARO_TP_MAX_ADDR);
         return -1;
     }
-    if (t_allgather(t, mine, len, blobs, lens) < 0)
+    if (t_allgather(t, mine, len, t->blob, t->bloblen) < 0)
         return -1;
-    for (int p = 0; p < t->size; p++) {
+    /* Node-local transports are connected at wire-up, as the MPI core does;
+     * the others at the first send, or by the peer (accepted). */
+    int eager = (t->attr.caps & (FARO_TP_CAP_LOCAL_ONLY | FARO_TP_CAP_SELF_ONLY)) ||
+                (c->flags & T_EAGER);
+    for (int p = 0; eager && p < t->size; p++) {
         if (p == t->rank && t->size > 1)
             continue; /* the own rank is the self transport's */
-        r = t->ops->connect(t->tp, p, blobs[p], lens[p]);
-        if (r != FARO_TP_OK && r != FARO_TP_DONE) {
-            t_fail(t, "connect to rank %d returned %d", p, r);
+        if (!t_ep(t, p))
             return -1;
-        }
     }
     if (t_barrier(t) < 0)
         return -1;
@@ -427,8 +487,10 @@ int t_child(const faro_tp_ops_t *ops, const struct t_case *c, int rank, int size
     t->size = size;
     t->fd = fd;
     faro_log_rank = rank;
-    for (int i = 0; i < size; i++)
+    for (int i = 0; i < size; i++) {
         local_ranks[i] = i;
+        t->peer[i] = (struct t_peer){ .t = t, .rank = i };
+    }
     memcpy(mykey, key, keylen);
     if ((c->flags & T_STRANGER) && rank == size - 1)
         mykey[0] ^= 0x5a; /* a process of another job */
@@ -436,7 +498,7 @@ int t_child(const faro_tp_ops_t *ops, const struct t_case *c, int rank, int size
                               .local_rank = rank, .local_size = size,
                               .local_ranks = local_ranks, .jobid = jobid, .job_key = mykey,
                               .job_key_len = keylen, .ncores = (int)sysconf(_SC_NPROCESSORS_ONLN),
-                              .core = t, .peer_failed = t_peer_failed };
+                              .core = t, .accepted = t_accepted, .ep_lost = t_ep_lost };
     r = ops->init(&t->tp, &t->env, &t->attr, why, sizeof why);
     if (r == FARO_TP_UNAVAILABLE) {
         t_skip(t, "unavailable here: %s", why);

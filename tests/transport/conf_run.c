@@ -182,7 +182,9 @@ int t_run_case(const faro_tp_ops_t *ops, const struct t_case *c, int n, int num,
     return r.failed ? -1 : r.skipped ? T_SKIP : 0;
 }
 
-static void t_probe_failed(void *core, int peer, const char *why) {}
+static void t_probe_lost(void *core, void *ctx, int orderly, const char *why)
+{
+}
 
 /* Init the transport alone (one process, size 1) in a child, to learn its
  * caps or why it is unavailable. Returns 0, T_SKIP (unavailable) or -1. */
@@ -206,7 +208,7 @@ int t_probe(const faro_tp_ops_t *ops, faro_tp_attr_t *attr, char *why, size_t wh
         faro_tp_env_t env = { .rank = 0, .size = 1, .node_of = &zero, .local_size = 1,
                               .local_ranks = &zero, .jobid = jobid, .job_key = key,
                               .job_key_len = sizeof key, .ncores = 1,
-                              .peer_failed = t_probe_failed };
+                              .ep_lost = t_probe_lost };
         alarm(T_CASE_S);
         res.r = ops->init(&tp, &env, &res.attr, res.why, sizeof res.why);
         if (res.r == FARO_TP_OK)

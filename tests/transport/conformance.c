@@ -1,7 +1,8 @@
 /*
  * Transport conformance suite, in the spirit of libfabric's fabtests: the same
  * cases run against every transport built into the library that can work on
- * this machine (or the one named: `conformance tcp`). No launcher and no MPI
+ * this machine (or the one named: `conformance tcp`, and one case of it:
+ * `conformance tcp alltoall`). No launcher and no MPI
  * layer: the runner forks the processes of each case and bootstraps them
  * itself (conf_run.c, conf_boot.c).
  *
@@ -14,13 +15,15 @@
 
 #include "conf.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "runtime/tunables.h"
+#include "base/log.h"
+#include "base/tunables.h"
 
 /* The partner in two-process cases; in a self-only run, the process itself. */
 static int t_other(const struct t *t)
@@ -38,6 +41,16 @@ static size_t t_min(size_t a, size_t b)
     return a < b ? a : b;
 }
 
+/* Every process sends one message to every other and waits for its own:
+ * afterwards every pair has a connection, made lazily. */
+static int t_touch_all(struct t *t)
+{
+    for (int p = 0; p < t->size; p++)
+        if (p != t->rank)
+            t_send(t, p, 0, T_HDR_MIN, 8, T_AUTO);
+    return t_wait(t, t_got, t->nrecv + t->size - 1, "one message from every peer");
+}
+
 /* ---- init, address, connect, wireup; the ops table and attributes ---- */
 
 static int c_wireup(struct t *t)
@@ -47,30 +60,40 @@ static int c_wireup(struct t *t)
     const struct { const char *name; int set; } ops[] = {
         { "init", !!o->init }, { "finalize", !!o->finalize }, { "addr_get", !!o->addr_get },
         { "connect", !!o->connect }, { "wireup_done", !!o->wireup_done },
-        { "listen", !!o->listen }, { "accept", !!o->accept },
+        { "listen", !!o->listen }, { "unlisten", !!o->unlisten },
         { "disconnect", !!o->disconnect }, { "set_handler", !!o->set_handler },
         { "send_inline", !!o->send_inline }, { "isend", !!o->isend },
-        { "mem_reg", !!o->mem_reg }, { "mem_dereg", !!o->mem_dereg }, { "put", !!o->put },
-        { "get", !!o->get }, { "flush", !!o->flush }, { "progress", !!o->progress },
+        { "mem_reg", !!o->mem_reg }, { "mem_dereg", !!o->mem_dereg },
+        { "rkey_pack", !!o->rkey_pack }, { "rkey_unpack", !!o->rkey_unpack },
+        { "rkey_release", !!o->rkey_release }, { "put", !!o->put }, { "get", !!o->get },
+        { "flush", !!o->flush }, { "progress", !!o->progress }, { "wait_fd", !!o->wait_fd },
     };
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
         if (!ops[i].set)
             t_fail(t, "op %s is NULL (point it at a faro_tp_unsupported_* stub)", ops[i].name);
     if (a->max_inline < FARO_TP_MAX_HDR || a->max_send < 1024 || !a->frag_size ||
         a->frag_size > a->max_send || a->rkey_size > FARO_TP_MAX_RKEY ||
-        !(a->caps & (FARO_TP_CAP_PUT | FARO_TP_CAP_GET)) != !a->max_get)
+        !(a->caps & FARO_TP_CAP_GET) != !a->max_get || !(a->caps & FARO_TP_CAP_PUT) != !a->max_put ||
+        !(a->caps & (FARO_TP_CAP_PUT | FARO_TP_CAP_GET)) != !a->rkey_size)
         t_fail(t, "attributes out of range: max_inline %zu (>= %d), max_send %zu (>= 1024), "
-               "frag_size %zu (1..max_send), rkey_size %zu (<= %d), max_get %zu (> 0 exactly "
-               "when PUT or GET)", a->max_inline, FARO_TP_MAX_HDR, a->max_send, a->frag_size,
-               a->rkey_size, FARO_TP_MAX_RKEY, a->max_get);
+               "frag_size %zu (1..max_send), rkey_size %zu (<= %d, > 0 exactly when PUT or "
+               "GET), max_get %zu (> 0 exactly when GET), max_put %zu (> 0 exactly when PUT)",
+               a->max_inline, FARO_TP_MAX_HDR, a->max_send, a->frag_size, a->rkey_size,
+               FARO_TP_MAX_RKEY, a->max_get, a->max_put);
     if (o->set_handler(t->tp, FARO_TP_MAX_KINDS, NULL) >= 0)
         t_fail(t, "set_handler accepted kind %d (kinds are 0..%d)", FARO_TP_MAX_KINDS,
                FARO_TP_MAX_KINDS - 1);
     if (!(a->caps & (FARO_TP_CAP_PUT | FARO_TP_CAP_GET))) {
-        uint8_t rkey[FARO_TP_MAX_RKEY], buf[64];
-        void *h = NULL;
-        if (o->mem_reg(t->tp, buf, sizeof buf, rkey, &h) != FARO_TP_UNSUPPORTED)
+        uint8_t buf[64];
+        faro_tp_mem_t *m = NULL;
+        if (o->mem_reg(t->tp, buf, sizeof buf, FARO_TP_MEM_REMOTE_READ, &m) !=
+            FARO_TP_UNSUPPORTED)
             t_fail(t, "mem_reg did not return FARO_TP_UNSUPPORTED without PUT/GET caps");
+    }
+    if (!(a->caps & FARO_TP_CAP_PORTS)) {
+        unsigned port;
+        if (o->listen(t->tp, (const uint8_t *)"k", 1, &port) != FARO_TP_UNSUPPORTED)
+            t_fail(t, "listen did not return FARO_TP_UNSUPPORTED without the PORTS cap");
     }
     if (t->rank == 0)
         t_note(t, "%s: caps 0x%x max_inline %zu max_send %zu eager_limit %zu frag_size %zu "
@@ -237,7 +260,7 @@ static int c_alltoall(struct t *t)
 /* ---- get and put on registered memory ---- */
 
 struct t_rkey {
-    uint64_t raddr, len;
+    uint64_t raddr, len, rkey_len;
     uint8_t rkey[FARO_TP_MAX_RKEY];
 };
 
@@ -259,15 +282,18 @@ static int t_count(struct t *t, long n)
     return t->count >= n;
 }
 
-static int t_rma(struct t *t, int put, int owner, const struct t_rkey *k, uint8_t *local,
-                 size_t off, size_t len)
+static int t_rma(struct t *t, int put, int owner, const faro_tp_rkey_t *rkey, uint64_t raddr,
+                 faro_tp_mem_t *lmem, uint8_t *local, size_t off, size_t len)
 {
     const char *op = put ? "put" : "get";
-    /* a get scatters into three local pieces, so the iovec walk is tested too */
+    /* three local pieces, so the iovec walk is tested too */
     struct iovec iov[3] = {{local, len / 3}, {local + len / 3, len / 3},
                            {local + 2 * (len / 3), len - 2 * (len / 3)}};
-    int r = put ? t->ops->put(t->tp, owner, local, len, k->rkey, k->raddr + off, t_rma_done, t)
-                : t->ops->get(t->tp, owner, iov, 3, k->rkey, k->raddr + off, t_rma_done, t);
+    faro_tp_ep_t *ep = t_ep(t, owner);
+    if (!ep)
+        return -1;
+    int r = put ? t->ops->put(t->tp, ep, iov, 3, lmem, rkey, raddr + off, t_rma_done, t)
+                : t->ops->get(t->tp, ep, iov, 3, lmem, rkey, raddr + off, t_rma_done, t);
     if (r == FARO_TP_OK) {
         long want = t->count + 1;
         return t_wait(t, t_count, want, put ? "a put" : "a get");
@@ -284,9 +310,11 @@ static int c_rma(struct t *t)
 {
     const unsigned caps = t->attr.caps;
     const int owner = t->size == 1 ? 0 : 1, user = 0;
-    size_t len = t_min(1 << 20, t->attr.max_get);
+    size_t len = t_min(1 << 20, t_min(t->attr.max_get ? t->attr.max_get : SIZE_MAX,
+                                      t->attr.max_put ? t->attr.max_put : SIZE_MAX));
     uint8_t *buf = NULL, *local = NULL;
-    void *handle = NULL;
+    faro_tp_mem_t *mem = NULL, *lmem = NULL;
+    faro_tp_rkey_t *rkey = NULL;
     struct t_rkey k;
     long bad;
     int r = -1;
@@ -295,26 +323,60 @@ static int c_rma(struct t *t)
         t_skip(t, "caps offer neither PUT nor GET");
         return T_SKIP;
     }
+    unsigned access = ((caps & FARO_TP_CAP_GET) ? FARO_TP_MEM_REMOTE_READ : 0) |
+                      ((caps & FARO_TP_CAP_PUT) ? FARO_TP_MEM_REMOTE_WRITE : 0);
     if (t->rank == owner) {
         buf = malloc(len);
         t_fill(buf, len, 77);
         memset(&k, 0, sizeof k);
-        if (t->ops->mem_reg(t->tp, buf, len, k.rkey, &handle) < 0) {
+        size_t klen = sizeof k.rkey;
+        if (t->ops->mem_reg(t->tp, buf, len, access, &mem) < 0 || !mem) {
             t_fail(t, "mem_reg of %zu bytes failed", len);
+            goto out;
+        }
+        if (t->ops->rkey_pack(t->tp, mem, k.rkey, &klen) < 0 || klen > t->attr.rkey_size) {
+            t_fail(t, "rkey_pack failed or wrote %zu bytes (attr.rkey_size %zu)", klen,
+                   t->attr.rkey_size);
             goto out;
         }
         k.raddr = (uintptr_t)buf;
         k.len = len;
+        k.rkey_len = klen;
         t_send_raw(t, user, 5, &k, sizeof k);
     }
     if (t->rank == user) {
         if (t_wait(t, t_raw, 1, "the remote key") < 0)
             goto out;
-        memcpy(&k, t->raw, sizeof k);
+        memcpy(&k, t->raw, t_min(sizeof k, t->rawlen));
+        faro_tp_ep_t *ep = t_ep(t, owner);
+        if (!ep)
+            goto out;
+        if (k.rkey_len > 1) { /* a damaged key is refused (or at least not trusted blindly) */
+            uint8_t bad_key[FARO_TP_MAX_RKEY];
+            faro_tp_rkey_t *rk = NULL;
+            memcpy(bad_key, k.rkey, k.rkey_len);
+            bad_key[0] ^= 0xff;
+            bad_key[k.rkey_len - 1] ^= 0xff;
+            if (t->ops->rkey_unpack(t->tp, ep, bad_key, k.rkey_len - 1, &rk) >= 0) {
+                t_fail(t, "rkey_unpack accepted a key one byte short");
+                t->ops->rkey_release(t->tp, rk);
+                goto out;
+            }
+        }
+        if (t->ops->rkey_unpack(t->tp, ep, k.rkey, k.rkey_len, &rkey) < 0 || !rkey) {
+            t_fail(t, "rkey_unpack of a %llu-byte key from rank %d failed",
+                   (unsigned long long)k.rkey_len, owner);
+            goto out;
+        }
         local = malloc(len);
+        if ((caps & FARO_TP_CAP_LOCAL_REG) &&
+            t->ops->mem_reg(t->tp, local, len, FARO_TP_MEM_LOCAL, &lmem) < 0) {
+            t_fail(t, "mem_reg of the local buffer failed");
+            goto out;
+        }
         if ((caps & FARO_TP_CAP_GET)) {
             memset(local, 0, len);
-            if (t_rma(t, 0, owner, &k, local, 0, len) < 0)
+            if (t_rma(t, 0, owner, rkey, k.raddr, lmem, local, 0, len) < 0)
                 goto out;
             if ((bad = t_check(local, len, 77)) >= 0) {
                 t_fail(t, "get of %zu bytes: byte %ld is wrong", len, bad);
@@ -325,7 +387,7 @@ static int c_rma(struct t *t)
             uint8_t *want = malloc(len);
             t_fill(want, len, 77);
             memset(local, 0, len);
-            if (t_rma(t, 0, owner, &k, local, off, part) < 0) {
+            if (t_rma(t, 0, owner, rkey, k.raddr, lmem, local, off, part) < 0) {
                 free(want);
                 goto out;
             }
@@ -339,10 +401,11 @@ static int c_rma(struct t *t)
         }
         if (caps & FARO_TP_CAP_PUT) {
             t_fill(local, len, 99);
-            if (t_rma(t, 1, owner, &k, local, 0, len) < 0)
+            if (t_rma(t, 1, owner, rkey, k.raddr, lmem, local, 0, len) < 0)
                 goto out;
         }
-        t_send_raw(t, owner, 6, "done", 4); /* after the put completed */
+        /* After the put's done: remote completion, so this arrives after the data. */
+        t_send_raw(t, owner, 6, "done", 4);
     }
     if (t->rank == owner) {
         if (t_wait(t, t_raw, t->size == 1 ? 2 : 1, "the peer's get and put") < 0)
@@ -354,18 +417,200 @@ static int c_rma(struct t *t)
     }
     r = 0;
 out:
-    if (handle && t->ops->mem_dereg(t->tp, handle) < 0)
+    if (rkey && t->ops->rkey_release(t->tp, rkey) < 0)
+        t_fail(t, "rkey_release failed");
+    if (lmem && t->ops->mem_dereg(t->tp, lmem) < 0)
+        t_fail(t, "mem_dereg of the local buffer failed");
+    if (mem && t->ops->mem_dereg(t->tp, mem) < 0)
         t_fail(t, "mem_dereg failed");
     free(buf);
     free(local);
     return r;
 }
 
+/* ---- both ends connect at the same moment: one endpoint each, order kept ---- */
+
+static int c_simultaneous(struct t *t)
+{
+    const long n = 300;
+    if (t_barrier(t) < 0)
+        return -1;
+    /* No poll between the sends: both first messages leave before either
+     * process has seen the other's connection. */
+    for (long i = 0; i < n; i++)
+        if (t_send(t, t_other(t), (unsigned)i % 4, T_HDR_MIN, (size_t)(i * 37) % 3000,
+                   i % 2 ? T_ISEND : T_AUTO) < 0)
+            return -1;
+    if (t_wait(t, t_got, n, "messages sent while both ends connected") < 0)
+        return -1;
+    if (t->naccepted > 1)
+        t_fail(t, "the peer showed itself %ld times (one endpoint per rank)", t->naccepted);
+    return t->bad ? -1 : 0;
+}
+
+/* ---- the first message comes from the peer: replies go on its endpoint ---- */
+
+static int c_accept_first(struct t *t)
+{
+    if (t->rank == 0)
+        t_send(t, 1, 1, T_HDR_MIN, 100, T_AUTO);
+    if (t_wait(t, t_got, t->rank == 1 ? 1 : 0, "the first message") < 0)
+        return -1;
+    if (t->rank == 1) {
+        /* A transport connected at wire-up has its endpoint from connect. */
+        int eager = (t->attr.caps & FARO_TP_CAP_LOCAL_ONLY) != 0;
+        if (!t->peer[0].ep || (!eager && t->naccepted != 1))
+            t_fail(t, "rank 0's first message came without an accepted upcall (%ld calls)",
+                   t->naccepted);
+        for (int i = 0; i < 50; i++)
+            t_send(t, 0, 2, T_HDR_MIN, (size_t)i * 100, T_AUTO);
+    }
+    return t_wait(t, t_got, t->rank == 0 ? 50 : 1, "replies on the accepted endpoint");
+}
+
+/* ---- wait_fd: a process may sleep until something arrives ---- */
+
+static int c_wait_fd(struct t *t)
+{
+    int fd = -1, r = t->ops->wait_fd(t->tp, &fd);
+    if (r == FARO_TP_UNSUPPORTED) {
+        t_skip(t, "no wait fd (the transport polls memory)");
+        return T_SKIP;
+    }
+    if (r != FARO_TP_OK || fd < 0) {
+        t_fail(t, "wait_fd returned %d, fd %d", r, fd);
+        return -1;
+    }
+    if (t_touch_all(t) < 0 || t_barrier(t) < 0)
+        return -1;
+    if (t->rank == 1) {
+        usleep(200 * 1000);
+        t_send(t, 0, 3, T_HDR_MIN, 64, T_AUTO);
+        return t_wait(t, t_got, t->nrecv, "the message to leave");
+    }
+    while (t->ops->progress(t->tp) > 0) /* drain: the fd is level-triggered */
+        ;
+    long before = t->nrecv;
+    double t0 = t_now();
+    for (;;) {
+        struct pollfd pf = { .fd = fd, .events = POLLIN };
+        int n = poll(&pf, 1, 5000);
+        if (n <= 0) {
+            t_fail(t, "slept %.1f s in poll() on the wait fd and nothing woke it",
+                   t_now() - t0);
+            return -1;
+        }
+        t->ops->progress(t->tp);
+        if (t->nrecv > before)
+            break;
+        if (t_now() - t0 > 5.0) {
+            t_fail(t, "the wait fd kept waking up but no message came");
+            return -1;
+        }
+    }
+    t_note(t, "%s: woke from poll() on the wait fd after %.0f ms (sender waited 200)",
+           t->ops->name, (t_now() - t0) * 1e3);
+    return 0;
+}
+
+/* ---- ports: endpoints outside the job, authenticated by a key ---- */
+
+static const uint8_t t_port_key[] = "conformance-port-key";
+static long t_port_msgs;
+static struct t_peer t_client; /* the owner's context for the port's endpoint */
+
+static void *t_port_accepted(void *core, faro_tp_ep_t *ep, uint64_t id, unsigned port)
+{
+    struct t *t = core;
+    if (port == 0) /* job ranks still go through the harness */
+        return t_accepted(core, ep, id, port);
+    if (id != 4242) {
+        t_fail(t, "a port client presented id %llu (sent 4242)", (unsigned long long)id);
+        return NULL;
+    }
+    t_client.ep = ep;
+    t_client.rank = 1;
+    t_client.t = t;
+    return &t_client;
+}
+
+static void t_port_handler(void *core, void *ctx, const void *hdr, size_t hdrlen,
+                           const void *data, size_t len)
+{
+    struct t *t = core;
+    if (ctx != &t_client || len != 5 || memcmp(data, "hello", 5))
+        t_fail(t, "a port message arrived with the wrong context or payload");
+    t_port_msgs++;
+    if (t->rank == 0) /* the server answers on the client's endpoint */
+        t->ops->send_inline(t->tp, t_client.ep, 9, hdr, hdrlen, data, len);
+}
+
+static int t_port_got(struct t *t, long n)
+{
+    return t_port_msgs >= n;
+}
+
+static int c_port(struct t *t)
+{
+    unsigned port = 0;
+    int r = t->ops->listen(t->tp, t_port_key, sizeof t_port_key, &port);
+    if (r == FARO_TP_UNSUPPORTED) {
+        t_skip(t, "no ports (the transport reaches only its own job)");
+        return T_SKIP;
+    }
+    t->ops->set_handler(t->tp, 9, t_port_handler);
+    if (t->rank == 0) {
+        if (r != FARO_TP_OK || port == 0) {
+            t_fail(t, "listen returned %d, port %u", r, port);
+            return -1;
+        }
+        t->env.accepted = t_port_accepted; /* the server's policy */
+    }
+    if (t_barrier(t) < 0)
+        return -1;
+    if (t->rank == 1) {
+        /* A wrong key first: refused, reported as lost, nothing delivered. */
+        faro_tp_ep_t *bad = NULL, *ep = NULL;
+        faro_tp_conn_t c = { .addr = t->blob[0], .addrlen = t->bloblen[0], .id = 4242,
+                             .key = (const uint8_t *)"not-the-key", .keylen = 11,
+                             .ctx = &t->peer[0] }; /* its loss counts as rank 0's */
+        if (t->ops->connect(t->tp, &c, &bad) < 0 || !bad) {
+            t_fail(t, "connect to a port returned an error at once");
+            return -1;
+        }
+        t->ops->send_inline(t->tp, bad, 9, "h", 1, "hello", 5);
+        long failed = t->nfailed;
+        for (double end = t_now() + 2; t->nfailed == failed && t_now() < end;)
+            t->ops->progress(t->tp);
+        if (t->nfailed == failed)
+            t_fail(t, "a connection with a wrong port key was not reported lost");
+        c.key = t_port_key;
+        c.keylen = sizeof t_port_key;
+        c.ctx = &t_client;
+        t_client = (struct t_peer){ .t = t, .rank = 0 };
+        if (t->ops->connect(t->tp, &c, &ep) < 0 || !ep) {
+            t_fail(t, "connect to the port failed");
+            return -1;
+        }
+        t_client.ep = ep;
+        for (int i = 0; i < 10; i++)
+            t->ops->send_inline(t->tp, ep, 9, "h", 1, "hello", 5);
+    }
+    if (t_wait(t, t_port_got, 10, "messages through the port") < 0)
+        return -1;
+    if (t->rank == 0 && t->ops->unlisten(t->tp, port) != FARO_TP_OK)
+        t_fail(t, "unlisten of port %u failed", port);
+    if (t_barrier(t) < 0)
+        return -1;
+    t->nfailed = 0; /* the refused attempt above was the point */
+    return t->bad ? -1 : 0;
+}
+
 /* ---- a peer that finalizes is not a failed peer ---- */
 
 static int c_orderly(struct t *t)
 {
-    if (t_barrier(t) < 0)
+    if (t_touch_all(t) < 0 || t_barrier(t) < 0)
         return -1;
     if (t->rank == 1) {
         t->ops->finalize(t->tp);
@@ -376,7 +621,9 @@ static int c_orderly(struct t *t)
     for (double end = t_now() + 0.3; t->tp && t_now() < end;)
         t->ops->progress(t->tp);
     if (t->nfailed)
-        t_fail(t, "peer_failed was called for a peer that finalized: %s", t->why);
+        t_fail(t, "ep_lost reported a failure for a peer that finalized: %s", t->why);
+    if (t->rank == 0 && !t->closed[1] && t->peer[1].ep)
+        t_fail(t, "ep_lost did not report the orderly close of rank 1");
     return t->bad ? -1 : 0;
 }
 
@@ -387,29 +634,36 @@ static int t_saw_failure(struct t *t, long peer)
     return t->failed[peer] > 0;
 }
 
+static int t_got_from_other(struct t *t, long n)
+{
+    return t->nrecv_from[t_other(t)] >= n && t->pending == 0;
+}
+
 static int c_peer_gone(struct t *t)
 {
     const int dead = t->size - 1;
 
+    if (t_touch_all(t) < 0 || t_barrier(t) < 0)
+        return -1;
     if (t->rank == dead)
         _exit(0); /* no finalize: the kernel closes what it must */
     double t0 = t_now();
-    if (t_wait(t, t_saw_failure, dead, "peer_failed for the rank that exited") < 0)
+    if (t_wait(t, t_saw_failure, dead, "ep_lost for the rank that exited") < 0)
         return -1;
     if (t->rank == 0)
         t_note(t, "%s: rank %d's exit reported after %.0f ms: %s", t->ops->name, dead,
                (t_now() - t0) * 1e3, t->why);
     if (!t->why[0])
-        t_fail(t, "peer_failed gave no reason");
+        t_fail(t, "ep_lost gave no reason");
     for (int p = 0; p < dead; p++)
         if (t->failed[p])
-            t_fail(t, "peer_failed reported rank %d, which is alive", p);
+            t_fail(t, "ep_lost reported rank %d, which is alive", p);
     if (t->size < 3)
         return t->bad ? -1 : 0;
-    /* The survivors still talk. */
+    /* The survivors still talk: 100 more each, after the one of t_touch_all. */
     for (int i = 0; i < 100; i++)
         t_send(t, t_other(t), 1, T_HDR_MIN, (size_t)i * 10, T_AUTO);
-    return t_wait(t, t_got, 100, "messages between the survivors");
+    return t_wait(t, t_got_from_other, 101, "messages between the survivors");
 }
 
 /* ---- a process without the job's key is not heard ---- */
@@ -438,6 +692,10 @@ static const struct t_case t_cases[] = {
     { "stream", 2, 0, c_stream },
     { "alltoall", 3, T_PEERS, c_alltoall },
     { "rma", 2, 0, c_rma },
+    { "simultaneous", 2, T_PEERS, c_simultaneous },
+    { "accept-first", 2, T_PEERS, c_accept_first },
+    { "wait-fd", 2, T_PEERS, c_wait_fd },
+    { "port", 2, T_PEERS | T_NETWORK, c_port },
     { "orderly-close", 2, T_PEERS, c_orderly },
     { "peer-gone", 2, T_PEERS, c_peer_gone },
     { "peer-gone-3", 3, T_PEERS, c_peer_gone },
@@ -455,14 +713,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "conformance: %s\n", err);
         return 2;
     }
-    if (argc > 2 || (argc == 2 && argv[1][0] == '-')) {
-        fprintf(stderr, "usage: %s [transport]\n", argv[0]);
+    faro_log_level = (int)faro_tun_int(FARO_TUN_VERBOSE);
+    if (argc > 3 || (argc >= 2 && argv[1][0] == '-')) {
+        fprintf(stderr, "usage: %s [transport [case]]\n", argv[0]);
         return 2;
     }
+    const char *only = argc == 3 ? argv[2] : NULL;
     int known = 0;
     for (const faro_tp_ops_t *const *o = faro_transports; *o; o++)
-        known |= argc == 2 && !strcmp((*o)->name, argv[1]);
-    if (argc == 2 && !known) {
+        known |= argc >= 2 && !strcmp((*o)->name, argv[1]);
+    if (argc >= 2 && !known) {
         fprintf(stderr, "conformance: no transport named '%s'; built in:", argv[1]);
         for (const faro_tp_ops_t *const *o = faro_transports; *o; o++)
             fprintf(stderr, " %s", (*o)->name);
@@ -473,7 +733,7 @@ int main(int argc, char **argv)
     for (const faro_tp_ops_t *const *o = faro_transports; *o; o++) {
         const faro_tp_ops_t *ops = *o;
         faro_tp_attr_t attr;
-        if (argc == 2 && strcmp(ops->name, argv[1]))
+        if (argc >= 2 && strcmp(ops->name, argv[1]))
             continue;
         int r = t_probe(ops, &attr, err, sizeof err);
         if (r == T_SKIP) {
@@ -490,6 +750,8 @@ int main(int argc, char **argv)
         int network = !(attr.caps & (FARO_TP_CAP_SELF_ONLY | FARO_TP_CAP_LOCAL_ONLY));
         for (size_t i = 0; i < sizeof t_cases / sizeof t_cases[0]; i++) {
             const struct t_case *c = &t_cases[i];
+            if (only && strcmp(c->name, only))
+                continue;
             num++;
             if ((c->flags & T_PEERS) && self_only) {
                 printf("ok %d - %s %s # SKIP needs other processes\n", num, ops->name, c->name);

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "affinity/affinity.h"
-#include "runtime/tunables.h"
+#include "base/tunables.h"
 
 #ifndef FARO_MODELS_DIR
 #error "FARO_MODELS_DIR must name the directory of the topology models"

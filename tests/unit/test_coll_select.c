@@ -11,10 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core.h"
 #include "objects/comm.h"
-#include "runtime/tunables.h"
+#include "base/tunables.h"
 #include "select.h"
 
 static void init_ok(void)

@@ -1,7 +1,7 @@
 /* Unit tests for the PMI-1 wire codec (src/runtime/pmi_wire.c). */
 #include "config.h"
 
-#include "runtime/pmi_wire.h"
+#include "base/pmi_wire.h"
 
 #include <check.h>
 #include <fcntl.h>

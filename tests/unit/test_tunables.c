@@ -6,7 +6,7 @@
  */
 /* Included, not linked, so the static parsers can be tested directly
  * (no BOOL tunable exists yet); the test links log.c only. */
-#include "runtime/tunables.c"
+#include "base/tunables.c"
 
 #include <check.h>
 #include <stdio.h>

@@ -12,8 +12,8 @@
 #include "config.h"
 #include "affinity.h"
 #include "man_tunables.h"
-#include "runtime/log.h"
-#include "runtime/tunables.h"
+#include "base/log.h"
+#include "base/tunables.h"
 #include "select.h"
 #include "transport.h"
 
@@ -78,6 +78,8 @@ static void print_caps(uint32_t caps)
         {FARO_TP_CAP_SELF_ONLY, "self-only"},
         {FARO_TP_CAP_THREAD_SAFE, "thread-safe"},
         {FARO_TP_CAP_DEVICE_MEM, "device-memory"},
+        {FARO_TP_CAP_LOCAL_REG, "local-registration"},
+        {FARO_TP_CAP_PORTS, "ports"},
     };
     int any = 0;
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -108,7 +110,7 @@ static int listed(const char *list, const char *name)
     return 0;
 }
 
-static void no_peer_failed(void *core, int peer, const char *why) {}
+static void no_ep_lost(void *core, void *ctx, int orderly, const char *why) {}
 
 /* A secret for the probe only; a transport may want one at init. */
 static void make_job_key(uint8_t *key, size_t len)
@@ -126,7 +128,7 @@ static void make_job_key(uint8_t *key, size_t len)
     }
 }
 
-static void print_attr(const faro_tp_attr_t *a)
+static void print_attr(const faro_tp_ops_t *ops, faro_tp_t *tp, const faro_tp_attr_t *a)
 {
     char inl[32], snd[32], eag[32], frag[32], get[32];
     fmt_size(inl, sizeof inl, a->max_inline);
@@ -144,9 +146,16 @@ static void print_attr(const faro_tp_attr_t *a)
         printf(" (the core uses FARO_EAGER_LIMIT=%s instead)", faro_tun_str(FARO_TUN_EAGER_LIMIT));
     printf("\n      frag_size:   %s\n", frag);
     if (a->caps & (FARO_TP_CAP_PUT | FARO_TP_CAP_GET)) {
+        char put[32];
         fmt_size(get, sizeof get, a->max_get);
-        printf("      max_get/put: %s, remote key %zu bytes\n", get, a->rkey_size);
+        fmt_size(put, sizeof put, a->max_put);
+        printf("      max_get:     %s\n      max_put:     %s\n      rkey_size:   %zu bytes\n",
+               get, put, a->rkey_size);
     }
+    int fd;
+    printf("      wait fd:     %s\n", ops->wait_fd(tp, &fd) == FARO_TP_OK
+                                            ? "yes (an idle rank may sleep in poll)"
+                                            : "no (an idle rank polls)");
     printf("      latency:     %.2f us (hint)\n", a->latency_us);
     printf("      bandwidth:   %.0f MB/s (hint)\n", a->bandwidth_mbs);
 }
@@ -165,7 +174,7 @@ static void show_transports(void)
         .local_rank = 0, .local_size = 1, .local_ranks = local_ranks,
         .jobid = jobid, .job_key = key, .job_key_len = sizeof key,
         .ncores = ncores > 0 ? (int)ncores : 1,
-        .core = NULL, .peer_failed = no_peer_failed,
+        .core = NULL, .ep_lost = no_ep_lost,
     };
     const char *allowed = faro_tun_str(FARO_TUN_TRANSPORTS);
 
@@ -191,7 +200,7 @@ static void show_transports(void)
             if (strcmp(ops->name, "self") != 0 && !listed(allowed, ops->name))
                 printf(" (but not in FARO_TRANSPORTS=%s)", allowed);
             printf("\n");
-            print_attr(&attr);
+            print_attr(ops, tp, &attr);
             ops->finalize(tp);
         } else if (rc == FARO_TP_UNAVAILABLE) {
             printf("unusable: %s\n", why[0] ? why : "(the transport gave no reason)");

@@ -4,7 +4,7 @@
  * the program can never disagree about a tunable.
  */
 #include "man_tunables.h"
-#include "runtime/tunables.h"
+#include "base/tunables.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -90,7 +90,7 @@ void faro_tun_describe_range(FILE *out, const struct faro_tunable_desc *d, int r
 
 void faro_tunables_man(FILE *out, const char *version)
 {
-    fprintf(out, ".\\\" Generated from src/runtime/tunables.def; edit the table, not this page.\n");
+    fprintf(out, ".\\\" Generated from the *_tunables.def files listed in base/tunables_all.def; edit those, not this page.\n");
     fprintf(out, ".TH FARO\\-TUNABLES 7 \"\" \"Faro %s\" \"Faro Manual\"\n", version);
     fputs(".SH NAME\n"
           "faro\\-tunables \\- environment variables that tune Faro\n"

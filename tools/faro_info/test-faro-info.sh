@@ -8,7 +8,7 @@
 srcdir=${srcdir:-.}
 info=./faro_info
 [ -x "$info" ] || { echo "ERROR: $info is missing; run make first" >&2; exit 99; }
-def=$srcdir/src/runtime/tunables.def
+defs="$srcdir/src/runtime/tunables.def $srcdir/transports/*/*_tunables.def $srcdir/affinity/affinity_tunables.def $srcdir/coll/coll_tunables.def $srcdir/tools/tools_tunables.def"
 
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
@@ -17,7 +17,8 @@ fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 for v in $(env | sed -n 's/^\(FARO_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
 
 out=$("$info" --all) || fail "faro_info --all exited $?"
-for id in $(sed -n 's/^FARO_TUNABLE(\([A-Z0-9_]*\),.*/\1/p' "$def"); do
+# shellcheck disable=SC2086
+for id in $(cat $defs | sed -n 's/^FARO_TUNABLE(\([A-Z0-9_]*\),.*/\1/p'); do
     echo "$out" | grep -q "^  FARO_$id = " || fail "FARO_$id is not listed"
 done
 echo "$out" | grep -q "^Faro " || fail "no version line"

@@ -18,7 +18,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
-#include "runtime/pmi_wire.h"
+#include "base/pmi_wire.h"
 
 #define MPX_MAX_NP 4096         /* ranks per job; bounded by file descriptors too */
 #define MPX_GRACE_MS 2000       /* SIGTERM to SIGKILL */

@@ -25,7 +25,8 @@
 #pragma GCC visibility push(hidden)
 
 #define SHM_MAGIC 0x314d48534f524146ull /* "FAROSHM1" */
-#define SHM_VERSION 2
+#define SHM_VERSION 3
+#define SHM_KIND_BYE 0xffu /* internal slot kind: the sender finalized (never a handler's) */
 
 /* At the start of every segment; written once by the owner before anyone maps it. */
 struct shm_seg_hdr {
@@ -75,14 +76,17 @@ struct shm_pend {
     struct iovec iov_inline[4];
 };
 
-/* A local peer as a destination: our ring in its segment. */
-struct shm_peer {
+/* A local peer: the endpoint the owner sees. As a destination it is our ring
+ * in its segment; as a source, its ring in ours (struct shm_in). */
+struct faro_tp_ep {
     int rank;
+    void *ctx;               /* the owner's, from connect or accepted; NULL before */
     pid_t pid;
     int pidfd;               /* polls readable once the peer exits (-1: use kill) */
     int watch;               /* pid names the peer here, so liveness checks apply */
     int connected;
-    int failed;              /* peer_failed already reported */
+    int failed;              /* its loss already reported (ep_lost) */
+    int bye;                 /* it said goodbye: its exit is orderly */
     struct shm_tx tx;
     void *map;               /* the peer's whole segment */
     size_t map_len;
@@ -93,6 +97,7 @@ struct shm_peer {
 /* A local peer as a source: its ring in our segment. */
 struct shm_in {
     struct shm_rx rx;
+    void *ctx;               /* the sender's endpoint context, once known */
     int peer;                /* job rank of the sender */
     int lidx;                /* its local index */
     uint64_t tail_at_check;  /* ring tail at the last liveness check */
@@ -104,7 +109,7 @@ struct faro_tp {
     faro_tp_handler_fn handlers[FARO_TP_MAX_KINDS];
 
     int32_t *lidx;           /* job rank -> local index, -1 when not on this node */
-    struct shm_peer *peers;  /* by local index; our own entry stays unused */
+    struct faro_tp_ep *peers;  /* by local index; our own entry stays unused */
     struct shm_in *in;       /* incoming rings, nrings of them */
     int nrings;
 
@@ -130,8 +135,8 @@ struct faro_tp {
     struct pollfd *pfd;      /* scratch for the liveness check, nrings entries */
 };
 
-/* The peer state for a job rank, or NULL when it is not a connected-able local peer. */
-static inline struct shm_peer *shm_peer_of(faro_tp_t *tp, int rank)
+/* The endpoint of a job rank, or NULL when it is not another rank of this node. */
+static inline struct faro_tp_ep *shm_peer_of(faro_tp_t *tp, int rank)
 {
     if ((unsigned)rank >= (unsigned)tp->env->size)
         return NULL;
@@ -153,32 +158,40 @@ struct shm_ring *faro_shm_seg_ring(void *seg, uint32_t i);
 void *faro_shm_seg_slots(void *seg, uint32_t i);
 int faro_shm_seg_name(const faro_tp_t *tp, int rank, char *name, size_t len);
 int faro_shm_seg_create(faro_tp_t *tp, char *why, size_t whylen);
-int faro_shm_seg_attach(faro_tp_t *tp, struct shm_peer *p, const struct shm_blob *b);
-void faro_shm_seg_detach(struct shm_peer *p);
+int faro_shm_seg_attach(faro_tp_t *tp, struct faro_tp_ep *p, const struct shm_blob *b);
+void faro_shm_seg_detach(struct faro_tp_ep *p);
 void faro_shm_seg_unlink(faro_tp_t *tp);
 
 /* shm_send.c */
-int faro_shm_send_inline(faro_tp_t *tp, int peer, unsigned kind, const void *hdr,
+int faro_shm_send_inline(faro_tp_t *tp, struct faro_tp_ep *p, unsigned kind, const void *hdr,
                          size_t hdrlen, const void *data, size_t len);
-int faro_shm_isend(faro_tp_t *tp, int peer, unsigned kind, const void *hdr, size_t hdrlen,
-                   const struct iovec *iov, int iovcnt, faro_tp_done_fn done, void *arg);
+int faro_shm_isend(faro_tp_t *tp, struct faro_tp_ep *p, unsigned kind, const void *hdr,
+                   size_t hdrlen, const struct iovec *iov, int iovcnt, faro_tp_done_fn done,
+                   void *arg);
 int faro_shm_drain(faro_tp_t *tp);
 void faro_shm_queue_free(faro_tp_t *tp);
 
 /* shm_progress.c */
 int faro_shm_progress(faro_tp_t *tp);
 uint64_t faro_shm_pidns(void);
-void faro_shm_watch(faro_tp_t *tp, struct shm_peer *p, uint64_t pidns);
-void faro_shm_unwatch(struct shm_peer *p);
+void faro_shm_watch(faro_tp_t *tp, struct faro_tp_ep *p, uint64_t pidns);
+void faro_shm_unwatch(struct faro_tp_ep *p);
+void *faro_shm_ctx(faro_tp_t *tp, struct faro_tp_ep *p);
+void faro_shm_say_bye(faro_tp_t *tp);
 
 /* shm_cma.c */
 int faro_shm_cma_init(faro_tp_t *tp, char *why, size_t whylen);
 int faro_shm_cma_probe(faro_tp_t *tp, const struct shm_blob *b);
-int faro_shm_mem_reg(faro_tp_t *tp, void *buf, size_t len, void *rkey, void **handle);
-int faro_shm_mem_dereg(faro_tp_t *tp, void *handle);
-int faro_shm_get(faro_tp_t *tp, int peer, const struct iovec *local, int iovcnt, const void *rkey,
-                 uint64_t raddr, faro_tp_done_fn done, void *arg);
-int faro_shm_flush(faro_tp_t *tp, int peer);
+int faro_shm_mem_reg(faro_tp_t *tp, void *buf, size_t len, unsigned flags, faro_tp_mem_t **mem);
+int faro_shm_mem_dereg(faro_tp_t *tp, faro_tp_mem_t *mem);
+int faro_shm_rkey_pack(faro_tp_t *tp, const faro_tp_mem_t *mem, void *buf, size_t *len);
+int faro_shm_rkey_unpack(faro_tp_t *tp, struct faro_tp_ep *p, const void *buf, size_t len,
+                         faro_tp_rkey_t **rkey);
+int faro_shm_rkey_release(faro_tp_t *tp, faro_tp_rkey_t *rkey);
+int faro_shm_get(faro_tp_t *tp, struct faro_tp_ep *p, const struct iovec *local, int iovcnt,
+                 faro_tp_mem_t *lmem, const faro_tp_rkey_t *rkey, uint64_t raddr,
+                 faro_tp_done_fn done, void *arg);
+int faro_shm_flush(faro_tp_t *tp, struct faro_tp_ep *p);
 
 #pragma GCC visibility pop
 

@@ -18,8 +18,8 @@
 #endif
 
 #include "shm.h"
-#include "runtime/log.h"
-#include "runtime/tunables.h"
+#include "base/log.h"
+#include "base/tunables.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -137,44 +137,76 @@ int faro_shm_cma_probe(faro_tp_t *tp, const struct shm_blob *b)
     return 0;
 }
 
-int faro_shm_mem_reg(faro_tp_t *tp, void *buf, size_t len, void *rkey, void **handle)
+/* Any memory of ours is readable: a registration is a token, and the remote
+ * key is our pid, which the reader checks against the endpoint it came from
+ * (the endpoint itself then serves as the unpacked key). */
+static char shm_token;
+
+int faro_shm_mem_reg(faro_tp_t *tp, void *buf, size_t len, unsigned flags, faro_tp_mem_t **mem)
 {
-    (void)buf, (void)len; /* any memory of ours is readable: nothing to register */
-    if (!tp->cma)
+    (void)buf, (void)len;
+    if (!tp->cma || (flags & (FARO_TP_MEM_REMOTE_WRITE | FARO_TP_MEM_DEVICE)))
         return FARO_TP_UNSUPPORTED;
-    uint64_t pid = (uint64_t)getpid();
-    memcpy(rkey, &pid, sizeof pid);
-    if (handle)
-        *handle = NULL;
+    *mem = (faro_tp_mem_t *)&shm_token;
     return FARO_TP_OK;
 }
 
-int faro_shm_mem_dereg(faro_tp_t *tp, void *handle)
+int faro_shm_mem_dereg(faro_tp_t *tp, faro_tp_mem_t *mem)
 {
-    (void)handle;
+    (void)mem;
     return tp->cma ? FARO_TP_OK : FARO_TP_UNSUPPORTED;
 }
+
+int faro_shm_rkey_pack(faro_tp_t *tp, const faro_tp_mem_t *mem, void *buf, size_t *len)
+{
+    uint64_t pid = (uint64_t)getpid();
+    memcpy(buf, &pid, sizeof pid);
+    *len = sizeof pid;
+    return FARO_TP_OK;
+}
+
+int faro_shm_rkey_unpack(faro_tp_t *tp, struct faro_tp_ep *p, const void *buf, size_t len,
+                         faro_tp_rkey_t **rkey)
+{
+    uint64_t pid;
+    /* A refused key is the owner's to report (the MPI core falls back to the
+     * pipeline), so only the debug log says why. */
+    if (len != sizeof pid || !tp->cma) {
+        faro_info(2, "shm: a remote key of %zu bytes (expected %zu)%s", len, sizeof pid,
+                  tp->cma ? "" : " while single copy is off");
+        return FARO_TP_ERR;
+    }
+    memcpy(&pid, buf, sizeof pid);
+    if (pid != (uint64_t)p->pid) {
+        faro_info(2, "shm: a remote key for pid %llu came from rank %d, which is pid %d",
+                  (unsigned long long)pid, p->rank, (int)p->pid);
+        return FARO_TP_ERR;
+    }
+    *rkey = (faro_tp_rkey_t *)p;
+    return FARO_TP_OK;
+}
+
+int faro_shm_rkey_release(faro_tp_t *tp, faro_tp_rkey_t *rkey) { return FARO_TP_OK; }
 
 /* process_vm_readv moves at most ~2 GiB per call and may stop short (a page
  * that is not mapped, a signal): each call takes the local iovecs that fit in
  * SHM_GET_CHUNK, and a short read resumes at the byte where it stopped. */
-int faro_shm_get(faro_tp_t *tp, int peer, const struct iovec *local, int iovcnt, const void *rkey,
-                 uint64_t raddr, faro_tp_done_fn done, void *arg)
+int faro_shm_get(faro_tp_t *tp, struct faro_tp_ep *p, const struct iovec *local, int iovcnt,
+                 faro_tp_mem_t *lmem, const faro_tp_rkey_t *rkey, uint64_t raddr,
+                 faro_tp_done_fn done, void *arg)
 {
-    (void)done, (void)arg; /* one system call completes it: always FARO_TP_DONE */
+    (void)done, (void)arg, (void)lmem; /* one system call completes it: FARO_TP_DONE */
     if (!tp->cma)
         return FARO_TP_UNSUPPORTED;
-    uint64_t key;
-    memcpy(&key, rkey, sizeof key);
-    pid_t pid = (pid_t)key;
-    if (!shm_peer_of(tp, peer) || pid <= 0 || iovcnt > FARO_TP_MAX_GET_IOV) {
+    pid_t pid = p->pid;
+    int peer = p->rank;
+    if ((const void *)rkey != (const void *)p || iovcnt > FARO_TP_MAX_IOV) {
         faro_error("shm: get from rank %d: %s", peer,
-                   pid <= 0 ? "the remote key holds no process id"
-                   : iovcnt > FARO_TP_MAX_GET_IOV ? "more local iovecs than FARO_TP_MAX_GET_IOV"
-                                                  : "not a peer on this node");
+                   iovcnt > FARO_TP_MAX_IOV ? "more local iovecs than FARO_TP_MAX_IOV"
+                                            : "the remote key belongs to another endpoint");
         return FARO_TP_ERR;
     }
-    struct iovec l[FARO_TP_MAX_GET_IOV];
+    struct iovec l[FARO_TP_MAX_IOV];
     int i = 0;          /* next local iovec */
     size_t skip = 0;    /* bytes of local[i] already read */
     uint64_t at = raddr;
@@ -223,12 +255,9 @@ int faro_shm_get(faro_tp_t *tp, int peer, const struct iovec *local, int iovcnt,
 }
 
 /* Gets complete inside the call; only queued isends can still be held here. */
-int faro_shm_flush(faro_tp_t *tp, int peer)
+int faro_shm_flush(faro_tp_t *tp, struct faro_tp_ep *ep)
 {
-    for (int i = 0; i < tp->env->local_size; i++) {
-        const struct shm_peer *p = &tp->peers[i];
-        if ((peer < 0 || p->rank == peer) && p->qhead)
-            return FARO_TP_AGAIN;
-    }
-    return FARO_TP_DONE;
+    if (ep)
+        return ep->qhead ? FARO_TP_AGAIN : FARO_TP_DONE;
+    return tp->nqueued ? FARO_TP_AGAIN : FARO_TP_DONE;
 }

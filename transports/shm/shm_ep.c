@@ -4,8 +4,8 @@
  * and the ops table the core sees.
  */
 #include "shm.h"
-#include "runtime/log.h"
-#include "runtime/tunables.h"
+#include "base/log.h"
+#include "base/tunables.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,7 +109,7 @@ static int shm_init(faro_tp_t **out, const faro_tp_env_t *env, faro_tp_attr_t *a
     for (int r = 0; r < env->size; r++)
         tp->lidx[r] = -1;
     for (int l = 0; l < env->local_size; l++) {
-        struct shm_peer *p = &tp->peers[l];
+        struct faro_tp_ep *p = &tp->peers[l];
         p->rank = env->local_ranks[l];
         p->qtail = &p->qhead;
         p->pidfd = -1;
@@ -137,6 +137,7 @@ static int shm_finalize(faro_tp_t *tp)
 {
     if (tp->nqueued)
         faro_warn("shm: finalize with %zu sends still queued; they are dropped", tp->nqueued);
+    faro_shm_say_bye(tp);
     shm_free(tp);
     return FARO_TP_OK;
 }
@@ -159,25 +160,31 @@ static int shm_addr_get(faro_tp_t *tp, void *blob, size_t *len)
     return FARO_TP_OK;
 }
 
-static int shm_connect(faro_tp_t *tp, int peer, const void *blob, size_t len)
+/* Only the ranks of this job on this node: the blob names the rank, whose
+ * segment we map (no keys, no ports: shm reaches nothing outside the job). */
+static int shm_connect(faro_tp_t *tp, const faro_tp_conn_t *conn, faro_tp_ep_t **ep)
 {
-    struct shm_peer *p = shm_peer_of(tp, peer);
     struct shm_blob b;
-    if (!p) {
-        faro_error("shm: connect to rank %d: not another rank on this node", peer);
+    if (conn->key) {
+        faro_error("shm: connect with a port key: shm reaches only the ranks of its own job");
+        return FARO_TP_UNSUPPORTED;
+    }
+    if (conn->addrlen != sizeof b) {
+        faro_error("shm: connect: address of %zu bytes, expected %zu "
+                   "(is the peer running another Faro build?)", conn->addrlen, sizeof b);
         return FARO_TP_ERR;
     }
-    if (len != sizeof b) {
-        faro_error("shm: connect to rank %d: address of %zu bytes, expected %zu "
-                   "(is the peer running another Faro build?)", peer, len, sizeof b);
+    memcpy(&b, conn->addr, sizeof b);
+    int peer = b.rank;
+    struct faro_tp_ep *p = shm_peer_of(tp, peer);
+    if (b.magic != (uint32_t)SHM_MAGIC || b.version != SHM_VERSION || !p) {
+        faro_error("shm: connect: the address is not an shm address of another rank of this "
+                   "node (rank %d) of this Faro version", peer);
         return FARO_TP_ERR;
     }
-    memcpy(&b, blob, sizeof b);
-    if (b.magic != (uint32_t)SHM_MAGIC || b.version != SHM_VERSION || b.rank != peer) {
-        faro_error("shm: connect to rank %d: the address is not an shm address of rank %d "
-                   "of this Faro version", peer, peer);
-        return FARO_TP_ERR;
-    }
+    if (!p->ctx)
+        p->ctx = conn->ctx;
+    *ep = p;
     if (p->connected)
         return FARO_TP_OK;
     p->pid = b.pid;
@@ -202,11 +209,8 @@ static int shm_wireup_done(faro_tp_t *tp)
     return FARO_TP_OK;
 }
 
-static int shm_disconnect(faro_tp_t *tp, int peer)
+static int shm_disconnect(faro_tp_t *tp, struct faro_tp_ep *p)
 {
-    struct shm_peer *p = shm_peer_of(tp, peer);
-    if (!p)
-        return FARO_TP_ERR;
     if (p->qhead)
         return FARO_TP_AGAIN; /* queued sends still need the mapping; progress first */
     faro_shm_unwatch(p);
@@ -233,15 +237,19 @@ const faro_tp_ops_t faro_tp_shm_ops = {
     .connect = shm_connect,
     .wireup_done = shm_wireup_done,
     .listen = faro_tp_unsupported_listen,
-    .accept = faro_tp_unsupported_accept,
+    .unlisten = faro_tp_unsupported_unlisten,
     .disconnect = shm_disconnect,
     .set_handler = shm_set_handler,
     .send_inline = faro_shm_send_inline,
     .isend = faro_shm_isend,
     .mem_reg = faro_shm_mem_reg,
     .mem_dereg = faro_shm_mem_dereg,
-    .put = faro_tp_unsupported_put,
+    .rkey_pack = faro_shm_rkey_pack,
+    .rkey_unpack = faro_shm_rkey_unpack,
+    .rkey_release = faro_shm_rkey_release,
     .get = faro_shm_get,
+    .put = faro_tp_unsupported_put,
     .flush = faro_shm_flush,
     .progress = faro_shm_progress,
+    .wait_fd = faro_tp_unsupported_wait_fd,
 };

@@ -14,7 +14,7 @@
  * one branch for it.
  */
 #include "shm.h"
-#include "runtime/log.h"
+#include "base/log.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -27,6 +27,33 @@
 #define SHM_CHECK_POLLS 256
 #define SHM_CHECK_NS 500000000ull
 
+/* The sender of in finalized: its exit from now on is no failure. */
+static void shm_bye(faro_tp_t *tp, struct shm_in *in)
+{
+    struct faro_tp_ep *p = &tp->peers[in->lidx];
+    p->bye = 1;
+    if (p->failed)
+        return;
+    p->failed = 1; /* reported: the liveness check leaves it alone */
+    void *ctx = faro_shm_ctx(tp, p);
+    if (tp->env->ep_lost && ctx)
+        tp->env->ep_lost(tp->env->core, ctx, 1, NULL);
+}
+
+/* Best effort, at finalize: a goodbye in every connected peer's ring that has
+ * a free slot (a full ring means the peer stopped reading; it will not miss it). */
+void faro_shm_say_bye(faro_tp_t *tp)
+{
+    for (int l = 0; tp->peers && l < tp->env->local_size; l++) {
+        struct faro_tp_ep *p = &tp->peers[l];
+        struct shm_slot *s;
+        if (!p->connected || p->failed || !(s = shm_tx_reserve(&p->tx)))
+            continue;
+        *s = (struct shm_slot){.kind = (uint8_t)SHM_KIND_BYE};
+        shm_tx_publish(&p->tx);
+    }
+}
+
 static int shm_deliver(faro_tp_t *tp, struct shm_in *in)
 {
     int n = 0;
@@ -34,6 +61,12 @@ static int shm_deliver(faro_tp_t *tp, struct shm_in *in)
     /* At most one ring's worth per call, so one busy sender cannot starve the others. */
     while (n < (int)in->rx.nslots && (s = shm_rx_peek(&in->rx))) {
         faro_tp_handler_fn fn = s->kind < FARO_TP_MAX_KINDS ? tp->handlers[s->kind] : NULL;
+        if (__builtin_expect(s->kind == SHM_KIND_BYE, 0)) {
+            shm_rx_release(&in->rx);
+            shm_bye(tp, in);
+            n++;
+            continue;
+        }
         if (__builtin_expect(!fn || s->hdrlen > FARO_TP_MAX_HDR ||
                              SHM_RING_SEQ + SHM_SLOT_HDR + s->hdrlen + (size_t)s->len >
                                  in->rx.slot_size, 0)) {
@@ -48,7 +81,14 @@ static int shm_deliver(faro_tp_t *tp, struct shm_in *in)
             return FARO_TP_ERR;
         }
         const char *hdr = (const char *)(s + 1);
-        fn(tp->env->core, in->peer, hdr, s->hdrlen, hdr + s->hdrlen, s->len);
+        void *ctx = in->ctx;
+        if (__builtin_expect(!ctx, 0) &&
+            !(ctx = in->ctx = faro_shm_ctx(tp, &tp->peers[in->lidx]))) {
+            faro_error("shm: rank %d was refused by this process; its messages cannot be "
+                       "delivered", in->peer);
+            return FARO_TP_ERR;
+        }
+        fn(tp->env->core, ctx, hdr, s->hdrlen, hdr + s->hdrlen, s->len);
         shm_rx_release(&in->rx);
         n++;
     }
@@ -72,7 +112,7 @@ uint64_t faro_shm_pidns(void)
  * even before its parent reaps it (kill(pid, 0) still succeeds on a zombie);
  * kernels before 5.3 fall back to kill. Across PID namespaces the pid names
  * some other process, so such a peer is not watched at all. */
-void faro_shm_watch(faro_tp_t *tp, struct shm_peer *p, uint64_t pidns)
+void faro_shm_watch(faro_tp_t *tp, struct faro_tp_ep *p, uint64_t pidns)
 {
     p->pidfd = -1;
     p->watch = p->pid > 0 && pidns == tp->pidns;
@@ -82,7 +122,7 @@ void faro_shm_watch(faro_tp_t *tp, struct shm_peer *p, uint64_t pidns)
 #endif
 }
 
-void faro_shm_unwatch(struct shm_peer *p)
+void faro_shm_unwatch(struct faro_tp_ep *p)
 {
     if (p->pidfd >= 0)
         close(p->pidfd);
@@ -90,14 +130,24 @@ void faro_shm_unwatch(struct shm_peer *p)
     p->watch = 0;
 }
 
-static void shm_peer_dead(faro_tp_t *tp, struct shm_peer *p)
+/* The owner's context for p: the one connect gave, else asked for now (a
+ * local rank the owner never connected to showed itself). */
+void *faro_shm_ctx(faro_tp_t *tp, struct faro_tp_ep *p)
+{
+    if (!p->ctx && tp->env->accepted)
+        p->ctx = tp->env->accepted(tp->env->core, p, (uint64_t)p->rank, 0);
+    return p->ctx;
+}
+
+static void shm_peer_dead(faro_tp_t *tp, struct faro_tp_ep *p)
 {
     char why[160];
     p->failed = 1;
     snprintf(why, sizeof why, "rank %d (pid %d, same node) exited without finalizing", p->rank,
              (int)p->pid);
-    if (tp->env->peer_failed)
-        tp->env->peer_failed(tp->env->core, p->rank, why);
+    void *ctx = faro_shm_ctx(tp, p);
+    if (tp->env->ep_lost && ctx)
+        tp->env->ep_lost(tp->env->core, ctx, 0, why);
     else
         faro_error("shm: %s", why);
 }
@@ -112,7 +162,7 @@ static void shm_check_peers(faro_tp_t *tp)
     nfds_t n = 0;
     for (int i = 0; i < tp->nrings; i++) {
         struct shm_in *in = &tp->in[i];
-        struct shm_peer *p = &tp->peers[in->lidx];
+        struct faro_tp_ep *p = &tp->peers[in->lidx];
         uint64_t tail = in->rx.tail_seen;
         int quiet = tail == in->tail_at_check;
         in->tail_at_check = tail;
@@ -126,7 +176,7 @@ static void shm_check_peers(faro_tp_t *tp)
     if (n == 0 || poll(tp->pfd, n, 0) <= 0)
         return;
     for (int i = 0, k = 0; i < tp->nrings && (nfds_t)k < n; i++) {
-        struct shm_peer *p = &tp->peers[tp->in[i].lidx];
+        struct faro_tp_ep *p = &tp->peers[tp->in[i].lidx];
         if (p->pidfd < 0 || tp->pfd[k].fd != p->pidfd)
             continue;
         if (tp->pfd[k++].revents & (POLLIN | POLLHUP | POLLERR) && !p->failed)

@@ -16,7 +16,7 @@
 #include "shm.h"
 
 #include <stdatomic.h>
-#include "runtime/log.h"
+#include "base/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -151,7 +151,7 @@ int faro_shm_seg_create(faro_tp_t *tp, char *why, size_t whylen)
 }
 
 /* Map the segment of peer p (described by blob b) and attach to our ring in it. */
-int faro_shm_seg_attach(faro_tp_t *tp, struct shm_peer *p, const struct shm_blob *b)
+int faro_shm_seg_attach(faro_tp_t *tp, struct faro_tp_ep *p, const struct shm_blob *b)
 {
     char name[256];
     struct stat st;
@@ -220,7 +220,7 @@ int faro_shm_seg_attach(faro_tp_t *tp, struct shm_peer *p, const struct shm_blob
     return 0;
 }
 
-void faro_shm_seg_detach(struct shm_peer *p)
+void faro_shm_seg_detach(struct faro_tp_ep *p)
 {
     if (p->map)
         munmap(p->map, p->map_len);

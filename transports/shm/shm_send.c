@@ -9,7 +9,7 @@
  * message fits one slot and a queued isend needs exactly one slot to go.
  */
 #include "shm.h"
-#include "runtime/log.h"
+#include "base/log.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -37,12 +37,12 @@ static void shm_copy_iov(char *dst, const struct iovec *iov, int iovcnt)
 }
 
 /* Misuse by the caller: say what was wrong and what is allowed. */
-static int shm_bad_send(faro_tp_t *tp, const char *op, int peer, unsigned kind, size_t hdrlen,
-                        size_t len, size_t max)
+static int shm_bad_send(faro_tp_t *tp, const char *op, struct faro_tp_ep *p, unsigned kind,
+                        size_t hdrlen, size_t len, size_t max)
 {
-    if (!shm_peer_of(tp, peer))
-        faro_error("shm: %s to rank %d: not a peer on this node (local ranks: %d, this rank %d)",
-                   op, peer, tp->env->local_size, tp->env->rank);
+    int peer = p ? p->rank : -1;
+    if (!p)
+        faro_error("shm: %s: no endpoint (NULL)", op);
     else if (kind >= FARO_TP_MAX_KINDS)
         faro_error("shm: %s to rank %d: kind %u is invalid (0..%d)", op, peer, kind,
                    FARO_TP_MAX_KINDS - 1);
@@ -55,14 +55,12 @@ static int shm_bad_send(faro_tp_t *tp, const char *op, int peer, unsigned kind, 
     return FARO_TP_ERR;
 }
 
-int faro_shm_send_inline(faro_tp_t *tp, int peer, unsigned kind, const void *hdr,
+int faro_shm_send_inline(faro_tp_t *tp, struct faro_tp_ep *p, unsigned kind, const void *hdr,
                          size_t hdrlen, const void *data, size_t len)
 {
-    struct shm_peer *p = shm_peer_of(tp, peer);
     if (__builtin_expect(!p || kind >= FARO_TP_MAX_KINDS || hdrlen > FARO_TP_MAX_HDR ||
                          hdrlen + len > tp->max_inline, 0))
-        return shm_bad_send(tp, "send_inline", peer, kind, hdrlen, hdrlen + len,
-                            tp->max_inline);
+        return shm_bad_send(tp, "send_inline", p, kind, hdrlen, hdrlen + len, tp->max_inline);
     if (p->qhead || !p->connected)
         return FARO_TP_AGAIN;
     void *slot = shm_tx_reserve(&p->tx);
@@ -100,10 +98,10 @@ static void shm_pend_put(faro_tp_t *tp, struct shm_pend *e)
     tp->pend_free = e;
 }
 
-int faro_shm_isend(faro_tp_t *tp, int peer, unsigned kind, const void *hdr, size_t hdrlen,
-                   const struct iovec *iov, int iovcnt, faro_tp_done_fn done, void *arg)
+int faro_shm_isend(faro_tp_t *tp, struct faro_tp_ep *p, unsigned kind, const void *hdr,
+                   size_t hdrlen, const struct iovec *iov, int iovcnt, faro_tp_done_fn done,
+                   void *arg)
 {
-    struct shm_peer *p = shm_peer_of(tp, peer);
     size_t len = 0;
     for (int i = 0; i < iovcnt; i++)
         len += iov[i].iov_len;
@@ -111,7 +109,7 @@ int faro_shm_isend(faro_tp_t *tp, int peer, unsigned kind, const void *hdr, size
      * answered "again" for) must be accepted here too, so the test is the slot. */
     if (!p || kind >= FARO_TP_MAX_KINDS || hdrlen > FARO_TP_MAX_HDR ||
         hdrlen + len > tp->max_inline || iovcnt < 0)
-        return shm_bad_send(tp, "isend", peer, kind, hdrlen, len, tp->max_inline - hdrlen);
+        return shm_bad_send(tp, "isend", p, kind, hdrlen, len, tp->max_inline - hdrlen);
 
     if (!p->qhead && p->connected) {
         void *slot = shm_tx_reserve(&p->tx);
@@ -124,7 +122,7 @@ int faro_shm_isend(faro_tp_t *tp, int peer, unsigned kind, const void *hdr, size
 
     struct shm_pend *e = shm_pend_get(tp, iovcnt);
     if (!e) {
-        faro_error("shm: isend to rank %d: out of memory queueing %zu bytes", peer, len);
+        faro_error("shm: isend to rank %d: out of memory queueing %zu bytes", p->rank, len);
         return FARO_TP_ERR;
     }
     e->next = NULL;
@@ -151,7 +149,7 @@ int faro_shm_drain(faro_tp_t *tp)
 {
     int events = 0;
     for (int l = 0; l < tp->env->local_size && tp->nqueued; l++) {
-        struct shm_peer *p = &tp->peers[l];
+        struct faro_tp_ep *p = &tp->peers[l];
         while (p->qhead && p->connected) {
             void *slot = shm_tx_reserve(&p->tx);
             if (!slot)
@@ -177,7 +175,7 @@ int faro_shm_drain(faro_tp_t *tp)
 void faro_shm_queue_free(faro_tp_t *tp)
 {
     for (int l = 0; tp->peers && l < tp->env->local_size; l++) {
-        struct shm_peer *p = &tp->peers[l];
+        struct faro_tp_ep *p = &tp->peers[l];
         while (p->qhead) {
             struct shm_pend *e = p->qhead;
             p->qhead = e->next;

@@ -1,9 +1,10 @@
 /*
- * TCP transport: connections. A lower rank's connect starts the pair's
- * connection and progress finishes it; the higher rank accepts it in progress,
- * and it must present the job's key before anything it carries reaches a
- * handler.
- * A lost connection becomes a peer failure, reported from progress.
+ * TCP transport: connections (see tcp.h for the handshake). connect starts an
+ * attempt and progress finishes it; an acceptor reads the hello, checks the
+ * key, settles collisions between two ranks that connected to each other at
+ * once, and answers with a verdict before anything the connection carries
+ * reaches a handler. A lost connection becomes an endpoint failure, reported
+ * from progress.
  */
 #include "config.h" /* _GNU_SOURCE: accept4 */
 
@@ -18,9 +19,20 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "runtime/log.h"
+#include "base/log.h"
+
+#define TCP_ACCEPT_PAUSE_S 0.1 /* out of descriptors: try accepting again after this */
+#define TCP_WARN_EVERY_S 10.0  /* at most one refusal warning per this many seconds */
+
+double tcp_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 const char *tcp_addr_str(const struct sockaddr_in *a, char *buf, size_t len)
 {
@@ -30,18 +42,47 @@ const char *tcp_addr_str(const struct sockaddr_in *a, char *buf, size_t len)
     return buf;
 }
 
-static int dup3_cloexec(int fd)
+/* "rank 3 (10.0.0.2:4711)" or "port 1 client 42 (10.0.0.2:4711)", for messages. */
+const char *tcp_ep_name(const struct faro_tp_ep *p, char *buf, size_t len)
+{
+    char a[64];
+    const struct sockaddr_in *sa = p->addr.sin_family || !p->in ? &p->addr : &p->in->from;
+    if (p->rank >= 0)
+        snprintf(buf, len, "rank %d (%s)", p->rank, tcp_addr_str(sa, a, sizeof a));
+    else
+        snprintf(buf, len, "port %u client %llu (%s)", p->port, (unsigned long long)p->id,
+                 tcp_addr_str(sa, a, sizeof a));
+    return buf;
+}
+
+static int dup_cloexec(int fd)
 {
     return fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0);
 }
 
-/* Start reading a socket: the reading side of a pair's connection, or a new
- * connection whose hello is still to come (peer -1). Takes fd. */
-int tcp_in_open(faro_tp_t *tp, int fd, int peer, const struct sockaddr_in *from)
+/* Refusals are what a port scanner or a stray client causes: say so, but not
+ * thousands of times. */
+void tcp_refused(faro_tp_t *tp, const struct sockaddr_in *from, const char *why)
+{
+    char a[64];
+    double now = tcp_now();
+    tp->refused++;
+    if (now - tp->warned_at < TCP_WARN_EVERY_S)
+        return;
+    tp->warned_at = now;
+    faro_warn("tcp: closed a connection from %s: %s%s", tcp_addr_str(from, a, sizeof a), why,
+              tp->refused > 1 ? " (and others since the last warning)" : "");
+}
+
+/* Start reading a socket: the reading side of a connection whose endpoint is
+ * known (our own attempt: p set, its verdict still to come), or a new
+ * connection whose hello is still to come (p NULL). Takes fd. */
+int tcp_in_open(faro_tp_t *tp, int fd, struct faro_tp_ep *p, const struct sockaddr_in *from)
 {
     struct tcp_in *in = fd >= 0 ? calloc(1, sizeof *in) : NULL;
+    size_t cap = p ? TCP_RBUF_MIN : TCP_PREAUTH_BUF;
     if (in)
-        in->buf = malloc(TCP_RBUF_MIN);
+        in->buf = malloc(cap);
     struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.ptr = in };
     if (!in || !in->buf || epoll_ctl(tp->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
         faro_warn("tcp: cannot watch a connection: %s", strerror(errno ? errno : ENOMEM));
@@ -54,67 +95,160 @@ int tcp_in_open(faro_tp_t *tp, int fd, int peer, const struct sockaddr_in *from)
     }
     in->type = TCP_SOCK_IN;
     in->fd = fd;
-    in->peer = peer;
+    in->ep = p;
+    in->verdict = p != NULL;
     in->from = *from;
-    in->cap = TCP_RBUF_MIN;
+    in->cap = cap;
     in->next = tp->ins;
     tp->ins = in;
-    if (peer >= 0)
-        tp->peers[peer].in = in;
+    if (p) {
+        p->in = in;
+    } else {
+        in->deadline = tcp_now() + tp->auth_timeout;
+        if (++tp->npreauth > TCP_MAX_PREAUTH)
+            tcp_preauth_expire(tp);
+    }
     return 0;
 }
 
-int tcp_connect(faro_tp_t *tp, int peer, const void *blob, size_t len)
+static struct faro_tp_ep *tcp_ep_new(faro_tp_t *tp, int rank)
 {
-    struct tcp_addr a;
-    struct tcp_peer *p;
-    int one = 1;
+    struct faro_tp_ep *p = calloc(1, sizeof *p);
+    if (!p) {
+        faro_error("tcp: out of memory for an endpoint");
+        return NULL;
+    }
+    p->type = TCP_SOCK_OUT;
+    p->rank = rank;
+    p->fd = -1;
+    p->qtail = &p->qhead;
+    p->next = tp->eps;
+    tp->eps = p;
+    if (rank >= 0)
+        tp->job[rank] = p;
+    return p;
+}
 
-    if (peer < 0 || peer >= tp->env->size || len != sizeof a) {
-        faro_error("tcp: connect to rank %d: bad rank or address blob of %zu bytes "
-                   "(expected a rank in 0..%d and %zu bytes)", peer, len, tp->env->size - 1,
-                   sizeof a);
-        return FARO_TP_ERR;
-    }
-    memcpy(&a, blob, sizeof a);
-    if (ntohs(a.version) != TCP_VERSION) {
-        faro_error("tcp: rank %d speaks protocol version %u, this rank %u: mixed Faro builds",
-                   peer, ntohs(a.version), TCP_VERSION);
-        return FARO_TP_ERR;
-    }
-    p = &tp->peers[peer];
-    if (p->out != TCP_OUT_NONE)
-        return FARO_TP_OK;
-    p->addr.sin_family = AF_INET;
-    p->addr.sin_addr.s_addr = a.ip;
-    p->addr.sin_port = a.port;
-    if (peer < tp->env->rank) {
-        p->out = TCP_OUT_AWAIT; /* the lower rank connects to us */
-        return FARO_TP_OK;
-    }
+/* Open a socket to p->addr and queue the hello; data waits for the verdict. */
+static int tcp_attempt(faro_tp_t *tp, struct faro_tp_ep *p)
+{
+    const faro_tp_env_t *env = tp->env;
+    int one = 1;
+    const uint8_t *key = p->rank >= 0 ? env->job_key : p->key;
+    size_t keylen = p->rank >= 0 ? env->job_key_len : p->keylen;
+    struct tcp_hello h = { .magic = htonl(TCP_MAGIC), .size = htonl((uint32_t)env->size),
+                           .id = htobe64(p->rank >= 0 ? (uint64_t)env->rank : p->id),
+                           .version = htons(TCP_VERSION), .keylen = htons((uint16_t)keylen),
+                           .flags = htons(p->rank >= 0 ? 0 : TCP_HELLO_PORT) };
+    uint8_t bytes[sizeof h + TCP_MAX_KEY];
+
     p->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (p->fd < 0) {
-        faro_error("tcp: cannot create a socket for rank %d: %s (raise `ulimit -n`?)", peer,
-                   strerror(errno));
+        char n[128];
+        faro_error("tcp: cannot create a socket for %s: %s (raise `ulimit -n`?)",
+                   tcp_ep_name(p, n, sizeof n), strerror(errno));
         return FARO_TP_ERR;
     }
     setsockopt(p->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (tcp_queue_hello(tp, p) < 0)
+    memcpy(bytes, &h, sizeof h);
+    memcpy(bytes + sizeof h, key, keylen);
+    if (tcp_queue_ctl(p, bytes, sizeof h + keylen) < 0)
         return FARO_TP_ERR;
     p->out = TCP_OUT_CONNECTING;
     if (connect(p->fd, (struct sockaddr *)&p->addr, sizeof p->addr) == 0)
-        p->out = TCP_OUT_UP;
+        p->out = TCP_OUT_HELLO;
     else if (errno != EINPROGRESS)
         tcp_peer_fail(tp, p, "cannot connect to", errno);
-    /* The peer's replies come back on the same socket. */
-    if (p->fail == TCP_FAIL_NONE && tcp_in_open(tp, dup3_cloexec(p->fd), peer, &p->addr) < 0)
+    /* The verdict, then the peer's frames, come back on the same socket. */
+    if (p->fail == TCP_FAIL_NONE && tcp_in_open(tp, dup_cloexec(p->fd), p, &p->addr) < 0)
         return FARO_TP_ERR;
     tcp_want_write(tp, p); /* the hello waits in the queue */
     return FARO_TP_OK;
 }
 
+int tcp_connect(faro_tp_t *tp, const faro_tp_conn_t *conn, faro_tp_ep_t **out)
+{
+    struct tcp_addr a;
+    const faro_tp_env_t *env = tp->env;
+
+    if (conn->addrlen != sizeof a) {
+        faro_error("tcp: connect: address blob of %zu bytes (expected %zu: is the peer "
+                   "running another Faro build?)", conn->addrlen, sizeof a);
+        return FARO_TP_ERR;
+    }
+    memcpy(&a, conn->addr, sizeof a);
+    int rank = (int)ntohl((uint32_t)a.rank);
+    if (ntohs(a.version) != TCP_VERSION) {
+        faro_error("tcp: the peer speaks protocol version %u, this process %u: mixed Faro "
+                   "builds", ntohs(a.version), TCP_VERSION);
+        return FARO_TP_ERR;
+    }
+    if (conn->key && (conn->keylen == 0 || conn->keylen > TCP_MAX_KEY)) {
+        faro_error("tcp: connect: a port key of %zu bytes (allowed: 1..%d)", conn->keylen,
+                   TCP_MAX_KEY);
+        return FARO_TP_ERR;
+    }
+    struct faro_tp_ep *p;
+    if (!conn->key) { /* a rank of this job: one endpoint per rank */
+        if (rank < 0 || rank >= env->size || rank == env->rank) {
+            faro_error("tcp: connect: the address is of rank %d, not another rank of this "
+                       "job (0..%d, this is %d)", rank, env->size - 1, env->rank);
+            return FARO_TP_ERR;
+        }
+        p = tp->job[rank];
+        if (p) { /* connected, accepted, or waiting for its connection */
+            if (!p->ctx)
+                p->ctx = conn->ctx;
+            *out = p;
+            return FARO_TP_OK;
+        }
+        if (!(p = tcp_ep_new(tp, rank)))
+            return FARO_TP_ERR;
+    } else {
+        if (!(p = tcp_ep_new(tp, -1)))
+            return FARO_TP_ERR;
+        memcpy(p->key, conn->key, conn->keylen);
+        p->keylen = conn->keylen;
+        p->id = conn->id;
+    }
+    p->ctx = conn->ctx;
+    p->addr.sin_family = AF_INET;
+    p->addr.sin_addr.s_addr = a.ip;
+    p->addr.sin_port = a.port;
+    *out = p;
+    return tcp_attempt(tp, p);
+}
+
+int tcp_listen(faro_tp_t *tp, const uint8_t *key, size_t keylen, unsigned *port)
+{
+    if (!key || keylen == 0 || keylen > TCP_MAX_KEY) {
+        faro_error("tcp: listen: a key of %zu bytes (allowed: 1..%d)", keylen, TCP_MAX_KEY);
+        return FARO_TP_ERR;
+    }
+    for (unsigned i = 1; i <= TCP_MAX_PORTS; i++) {
+        struct tcp_port *pt = &tp->ports[i];
+        if (pt->open)
+            continue;
+        pt->open = 1;
+        memcpy(pt->key, key, keylen);
+        pt->keylen = keylen;
+        *port = i;
+        return FARO_TP_OK;
+    }
+    faro_error("tcp: listen: %d ports are open already (close one first)", TCP_MAX_PORTS);
+    return FARO_TP_ERR;
+}
+
+int tcp_unlisten(faro_tp_t *tp, unsigned port)
+{
+    if (port == 0 || port > TCP_MAX_PORTS || !tp->ports[port].open)
+        return FARO_TP_ERR;
+    memset(&tp->ports[port], 0, sizeof tp->ports[port]);
+    return FARO_TP_OK;
+}
+
 /* Progress saw the outbound socket writable while connecting. */
-int tcp_connected(faro_tp_t *tp, struct tcp_peer *p)
+int tcp_connected(faro_tp_t *tp, struct faro_tp_ep *p)
 {
     int err = 0;
     socklen_t len = sizeof err;
@@ -125,38 +259,66 @@ int tcp_connected(faro_tp_t *tp, struct tcp_peer *p)
         tcp_peer_fail(tp, p, "cannot connect to", err);
         return 0;
     }
-    p->out = TCP_OUT_UP;
+    p->out = TCP_OUT_HELLO;
     return 1;
 }
 
-int tcp_disconnect(faro_tp_t *tp, int peer)
+/* Forget p's socket: its epoll registration, the descriptor and its reading side. */
+static void tcp_ep_close_socket(faro_tp_t *tp, struct faro_tp_ep *p)
+{
+    if (p->fd >= 0) {
+        epoll_ctl(tp->epfd, EPOLL_CTL_DEL, p->fd, NULL); /* the socket may live on */
+        close(p->fd);
+        p->closed_in_poll = tp->polls;
+    }
+    p->fd = -1;
+    p->events = 0;
+    if (p->in)
+        tcp_in_close(tp, p->in);
+}
+
+/* Our attempt lost (a collision, or the other side's connection came first):
+ * drop its socket and its unsent control bytes; queued data stays. */
+static void tcp_attempt_drop(faro_tp_t *tp, struct faro_tp_ep *p)
+{
+    tcp_ep_close_socket(tp, p);
+    for (struct tcp_sq **pp = &p->qhead; *pp;) {
+        struct tcp_sq *e = *pp;
+        if (!e->ctl) {
+            pp = &e->next;
+            continue;
+        }
+        *pp = e->next;
+        free(e);
+    }
+    p->qtail = &p->qhead;
+    while (*p->qtail)
+        p->qtail = &(*p->qtail)->next;
+    p->out = TCP_OUT_NONE;
+}
+
+int tcp_disconnect(faro_tp_t *tp, struct faro_tp_ep *p)
 {
     struct tcp_frame bye = { .kind = TCP_KIND_BYE };
-    struct tcp_peer *p;
 
-    if (peer < 0 || peer >= tp->env->size)
-        return FARO_TP_ERR;
-    p = &tp->peers[peer];
     if (p->qhead && p->fail == TCP_FAIL_NONE)
         return FARO_TP_AGAIN; /* let progress write what is queued first */
     p->closed = 1;
     if (p->out == TCP_OUT_UP)
         (void)send(p->fd, &bye, sizeof bye, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (p->fd >= 0) {
-        epoll_ctl(tp->epfd, EPOLL_CTL_DEL, p->fd, NULL); /* the socket may live on */
-        close(p->fd);
-        p->fd = -1;
-    }
+    tcp_ep_close_socket(tp, p);
     p->out = TCP_OUT_CLOSED;
-    p->events = 0;
     tcp_queue_fail(p, FARO_TP_ERR);
-    if (p->in)
-        tcp_in_close(tp, p->in);
     return FARO_TP_DONE;
 }
 
 void tcp_accept_all(faro_tp_t *tp)
 {
+    if (tp->listen.fd < 0)
+        return;
+    if (tp->accept_paused_until && tcp_now() < tp->accept_paused_until)
+        return;
+    tp->accept_paused_until = 0;
     for (;;) {
         struct sockaddr_in from;
         socklen_t len = sizeof from;
@@ -165,22 +327,68 @@ void tcp_accept_all(faro_tp_t *tp)
         if (fd < 0) {
             if (errno == EINTR || errno == ECONNABORTED)
                 continue;
-            if (errno != EAGAIN && errno != EWOULDBLOCK)
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                /* Out of descriptors: drop the connections that have not
+                 * authenticated and try again later; the job goes on. */
+                tcp_preauth_expire(tp);
+                tp->accept_paused_until = tcp_now() + TCP_ACCEPT_PAUSE_S;
+                faro_info(1, "tcp: accept: %s; pausing new connections for %.1f s",
+                          strerror(errno), TCP_ACCEPT_PAUSE_S);
+            } else if (errno != EAGAIN && errno != EWOULDBLOCK) {
                 faro_warn("tcp: accept: %s", strerror(errno));
+            }
             return;
         }
-        tcp_in_open(tp, fd, -1, &from);
+        tcp_in_open(tp, fd, NULL, &from);
     }
 }
 
-/* Check the hello at in->head. Returns 1 when the connection now belongs to a
- * peer, 0 when more bytes are needed, -1 when it was refused (and closed). */
+/* Answer a hello on the connection being read by in (before it has an
+ * endpoint that could queue it): the verdict is the first thing written on a
+ * fresh socket, so the kernel takes it whole. */
+static int tcp_send_verdict(struct tcp_in *in, enum tcp_verdict v)
+{
+    struct tcp_frame f = { .len = htonl((uint32_t)v), .kind = TCP_KIND_VERDICT };
+    return send(in->fd, &f, sizeof f, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof f ? 0 : -1;
+}
+
+/* Constant-time comparison, so the time taken does not leak the key. */
+static int tcp_key_equal(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+    unsigned diff = alen != blen;
+    for (size_t i = 0; i < alen && i < blen; i++)
+        diff |= a[i] ^ b[i];
+    return diff == 0;
+}
+
+/* The connection in authenticated as p's: it becomes the pair's connection. */
+static int tcp_adopt(faro_tp_t *tp, struct tcp_in *in, struct faro_tp_ep *p)
+{
+    int one = 1;
+    if (p->out == TCP_OUT_CONNECTING || p->out == TCP_OUT_HELLO)
+        tcp_attempt_drop(tp, p); /* ours lost: nothing was written on it but the hello */
+    if (tcp_send_verdict(in, TCP_ACCEPT) < 0 || (p->fd = dup_cloexec(in->fd)) < 0) {
+        tcp_peer_fail(tp, p, "cannot answer", errno);
+        return -1;
+    }
+    in->ep = p;
+    p->in = in;
+    setsockopt(in->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (!p->addr.sin_family)
+        p->addr = in->from;
+    p->out = TCP_OUT_UP;
+    tcp_want_write(tp, p); /* what waited in the queue goes now */
+    return 0;
+}
+
+/* Check the hello at in->head. Returns 1 when the connection now belongs to an
+ * endpoint, 0 when more bytes are needed, -1 when it was closed. */
 int tcp_hello_check(faro_tp_t *tp, struct tcp_in *in)
 {
     const faro_tp_env_t *env = tp->env;
     struct tcp_hello h;
     size_t avail = in->tail - in->head;
-    char a[64];
+    char why[160], n[128];
 
     if (avail < sizeof h) {
         in->want = sizeof h;
@@ -188,81 +396,143 @@ int tcp_hello_check(faro_tp_t *tp, struct tcp_in *in)
     }
     memcpy(&h, in->buf + in->head, sizeof h);
     size_t keylen = ntohs(h.keylen);
-    unsigned rank = ntohl(h.rank);
     if (ntohl(h.magic) != TCP_MAGIC || ntohs(h.version) != TCP_VERSION ||
         keylen > TCP_MAX_KEY) {
-        faro_warn("tcp: closing connection from %s: it is not a Faro %u peer",
-                  tcp_addr_str(&in->from, a, sizeof a), TCP_VERSION);
+        snprintf(why, sizeof why, "it is not a Faro peer of protocol version %u", TCP_VERSION);
         goto refuse;
     }
     if (avail < sizeof h + keylen) {
         in->want = sizeof h + keylen;
         return 0;
     }
-    /* Compare in constant time, so the time taken does not leak the key. */
     const uint8_t *key = in->buf + in->head + sizeof h;
-    unsigned diff = keylen != env->job_key_len;
-    for (size_t i = 0; i < keylen && i < env->job_key_len; i++)
-        diff |= key[i] ^ env->job_key[i];
-    if (diff) {
-        faro_warn("tcp: closing connection from %s: it did not present this job's key "
-                  "(a process of another job, or a stray client)",
-                  tcp_addr_str(&in->from, a, sizeof a));
+    uint64_t id = be64toh(h.id);
+    unsigned port = 0;
+    if (ntohs(h.flags) & TCP_HELLO_PORT) {
+        for (unsigned i = 1; i <= TCP_MAX_PORTS && !port; i++)
+            if (tp->ports[i].open &&
+                tcp_key_equal(key, keylen, tp->ports[i].key, tp->ports[i].keylen))
+                port = i;
+        if (!port) {
+            snprintf(why, sizeof why, "it did not present the key of an open port");
+            goto refuse;
+        }
+    } else if (!tcp_key_equal(key, keylen, env->job_key, env->job_key_len)) {
+        snprintf(why, sizeof why, "it did not present this job's key (a process of another "
+                 "job, or a stray client)");
+        goto refuse;
+    } else if (id >= (uint64_t)env->size || id == (uint64_t)env->rank ||
+               ntohl(h.size) != (uint32_t)env->size) {
+        snprintf(why, sizeof why, "it claims rank %llu of %u, but this job has %d ranks and "
+                 "this is rank %d", (unsigned long long)id, ntohl(h.size), env->size,
+                 env->rank);
         goto refuse;
     }
-    if (rank >= (unsigned)env->size || ntohl(h.size) != (uint32_t)env->size ||
-        rank >= (unsigned)env->rank || tp->peers[rank].in) {
-        faro_warn("tcp: closing connection from %s: it claims rank %u of %u, but this job "
-                  "has %d ranks%s", tcp_addr_str(&in->from, a, sizeof a), rank, ntohl(h.size),
-                  env->size, rank < (unsigned)env->size && tp->peers[rank].in ?
-                  " and that rank is already connected" :
-                  rank >= (unsigned)env->rank ? " and only lower ranks connect to this one" :
-                  "");
-        goto refuse;
-    }
-    struct tcp_peer *p = &tp->peers[rank];
-    in->peer = (int)rank;
-    p->in = in;
     in->head += sizeof h + keylen;
     in->want = 0;
-    /* The pair's connection: our sends to that rank go out on it too. */
-    int one = 1;
-    setsockopt(in->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (p->out == TCP_OUT_AWAIT || p->out == TCP_OUT_NONE) {
-        p->fd = dup3_cloexec(in->fd);
-        if (p->fd < 0) {
-            tcp_peer_fail(tp, p, "cannot use the connection of", errno);
-            return 1;
+    tp->npreauth--;
+    in->deadline = 0;
+
+    if (port) { /* a client of a port: a new endpoint, if the owner takes it */
+        struct faro_tp_ep *p = tcp_ep_new(tp, -1);
+        if (!p)
+            goto drop;
+        p->port = port;
+        p->id = id;
+        p->addr = in->from;
+        p->ctx = env->accepted ? env->accepted(env->core, p, id, port) : NULL;
+        if (!p->ctx) {
+            tcp_send_verdict(in, TCP_REFUSED);
+            p->closed = 1;
+            p->out = TCP_OUT_CLOSED;
+            goto drop;
         }
-        p->out = TCP_OUT_UP;
-        tcp_want_write(tp, p); /* what waited in the queue goes now */
+        if (tcp_adopt(tp, in, p) < 0)
+            return -1;
+        faro_info(2, "tcp: %s connected", tcp_ep_name(p, n, sizeof n));
+        return 1;
     }
-    faro_info(2, "tcp: rank %u connected from %s", rank, tcp_addr_str(&in->from, a, sizeof a));
+
+    int rank = (int)id;
+    struct faro_tp_ep *p = tp->job[rank];
+    if (!p && !(p = tcp_ep_new(tp, rank)))
+        goto drop;
+    if (p->out == TCP_OUT_UP || p->out == TCP_OUT_CLOSED || p->fail != TCP_FAIL_NONE ||
+        ((p->out == TCP_OUT_CONNECTING || p->out == TCP_OUT_HELLO) && env->rank < rank)) {
+        /* Ours stands (or this is a stale attempt the other side dropped). */
+        tcp_send_verdict(in, TCP_COLLISION);
+        faro_info(2, "tcp: rank %d connected while our own connection to it stands: closed "
+                  "its duplicate", rank);
+        goto drop;
+    }
+    if (!p->ctx && env->accepted && !(p->ctx = env->accepted(env->core, p, id, 0))) {
+        tcp_send_verdict(in, TCP_REFUSED);
+        goto drop;
+    }
+    if (tcp_adopt(tp, in, p) < 0)
+        return -1;
+    faro_info(2, "tcp: %s connected", tcp_ep_name(p, n, sizeof n));
     return 1;
 
 refuse:
+    tcp_refused(tp, &in->from, why);
+    tcp_send_verdict(in, TCP_REFUSED);
+    tcp_in_close(tp, in);
+    return -1;
+drop:
     tcp_in_close(tp, in);
     return -1;
 }
 
-/* A connection with p broke. If p is finalizing, its goodbye was written to
- * its own connection to us before it closed anything, so it is in our kernel
- * already, maybe in a connection not yet accepted. Read it in before judging.
- * Returns 1 when p's close is orderly. Cold path: only on a broken socket. */
-static int tcp_settle(faro_tp_t *tp, struct tcp_peer *p)
+/* The verdict on our own attempt, at in->head. Returns 1 when the connection
+ * is up, 0 when more bytes are needed, -1 when the attempt ended. */
+int tcp_verdict_check(faro_tp_t *tp, struct tcp_in *in)
 {
-    if (!p->bye && !p->closed && !tp->finalizing) {
-        tcp_accept_all(tp);
-        for (struct tcp_in *in = tp->ins; in; in = in->next)
-            if (!in->dead && (in->peer < 0 || in->peer == p->rank))
-                tcp_read(tp, in);
+    struct faro_tp_ep *p = in->ep;
+    struct tcp_frame f;
+    char n[128];
+
+    if (in->tail - in->head < sizeof f) {
+        in->want = sizeof f;
+        return 0;
     }
+    memcpy(&f, in->buf + in->head, sizeof f);
+    in->head += sizeof f;
+    in->want = 0;
+    unsigned v = f.kind == TCP_KIND_VERDICT ? ntohl(f.len) : 0;
+    if (v == TCP_ACCEPT) {
+        in->verdict = 0;
+        p->out = TCP_OUT_UP;
+        tcp_want_write(tp, p);
+        faro_info(2, "tcp: connected to %s", tcp_ep_name(p, n, sizeof n));
+        return 1;
+    }
+    if (v == TCP_COLLISION && p->rank >= 0) {
+        faro_info(2, "tcp: rank %d connects to us too and its connection stands: waiting for "
+                  "it", p->rank);
+        tcp_attempt_drop(tp, p);
+        return -1;
+    }
+    tcp_peer_fail(tp, p, v == TCP_REFUSED ? "was refused by" : "got no valid answer from",
+                  v == TCP_REFUSED ? EACCES : EPROTO);
+    tcp_in_close(tp, in);
+    return -1;
+}
+
+/* A connection with p broke. If p is closing, its goodbye was written to the
+ * pair's connection before it closed anything, so it is in our kernel
+ * already: read it in before judging. Returns 1 when p's close is orderly.
+ * Cold path: only on a broken socket. */
+static int tcp_settle(faro_tp_t *tp, struct faro_tp_ep *p)
+{
+    if (!p->bye && !p->closed && !tp->finalizing && p->in && !p->in->dead)
+        tcp_read(tp, p->in);
     return p->bye || p->closed || tp->finalizing;
 }
 
 /* The pair's socket reported the peer's end of file or an error: its close,
  * orderly if it said goodbye. */
-void tcp_out_event(faro_tp_t *tp, struct tcp_peer *p, uint32_t ev)
+void tcp_out_event(faro_tp_t *tp, struct faro_tp_ep *p, uint32_t ev)
 {
     int err = 0;
     socklen_t len = sizeof err;
@@ -279,55 +549,48 @@ void tcp_out_event(faro_tp_t *tp, struct tcp_peer *p, uint32_t ev)
 
 /* Record a failure; progress reports it once its current poll is done.
  * err 0 means the peer closed without saying goodbye. */
-void tcp_peer_fail(faro_tp_t *tp, struct tcp_peer *p, const char *what, int err)
+void tcp_peer_fail(faro_tp_t *tp, struct faro_tp_ep *p, const char *what, int err)
 {
-    char a[64];
+    char n[128];
 
     if (p->fail != TCP_FAIL_NONE || p->closed)
         return;
     p->out = TCP_OUT_CLOSED; /* nothing more is written to it */
     if (tp->finalizing)
         return;
-    p->fail = TCP_FAIL_PENDING;
+    p->fail = TCP_FAIL_PENDING; /* reported from progress, orderly after a goodbye */
     tp->nfail++;
-    if (p->bye) { /* a finalizing peer: nothing more reaches it, and that is no failure */
+    if (p->bye) { /* a closing peer: nothing more reaches it, and that is no failure */
         p->why[0] = 0;
         return;
     }
-    /* Name the peer's listening address, or where it came from if we never connected. */
-    const struct sockaddr_in *sa = p->addr.sin_family || !p->in ? &p->addr : &p->in->from;
-    snprintf(p->why, sizeof p->why, "%s rank %d (%s): %s", what, p->rank,
-             tcp_addr_str(sa, a, sizeof a),
-             err ? strerror(err) : "the peer closed the connection (did the process end?)");
+    snprintf(p->why, sizeof p->why, "%s %s: %s", what, tcp_ep_name(p, n, sizeof n),
+             err == EACCES ? "it refused this process's key"
+             : err         ? strerror(err)
+                           : "the peer closed the connection (did the process end?)");
 }
 
-/* Close what a failed peer used, fail its queued sends and tell the core. */
+/* Close what a failed endpoint used, fail its queued sends and tell the owner. */
 int tcp_report_failures(faro_tp_t *tp)
 {
+    const faro_tp_env_t *env = tp->env;
     int n = 0;
 
-    for (int r = 0; r < tp->env->size && tp->nfail > 0; r++) {
-        struct tcp_peer *p = &tp->peers[r];
+    for (struct faro_tp_ep *p = tp->eps; p && tp->nfail > 0; p = p->next) {
         if (p->fail != TCP_FAIL_PENDING)
             continue;
-        if (tcp_settle(tp, p))
-            p->why[0] = 0; /* it said goodbye after all */
+        int orderly = tcp_settle(tp, p);
         p->fail = TCP_FAIL_REPORTED;
         tp->nfail--;
-        if (p->fd >= 0) {
-            epoll_ctl(tp->epfd, EPOLL_CTL_DEL, p->fd, NULL); /* the socket may live on */
-            close(p->fd);
-        }
-        p->fd = -1;
-        p->events = 0;
+        tcp_ep_close_socket(tp, p);
         p->out = TCP_OUT_CLOSED;
-        if (p->in)
-            tcp_in_close(tp, p->in);
         tcp_queue_fail(p, FARO_TP_ERR);
-        if (!p->why[0])
-            continue; /* it had said goodbye */
-        faro_info(1, "tcp: %s", p->why);
-        tp->env->peer_failed(tp->env->core, r, p->why);
+        if (!orderly)
+            faro_info(1, "tcp: %s", p->why);
+        if (!p->ctx && env->accepted && p->rank >= 0)
+            p->ctx = env->accepted(env->core, p, (uint64_t)p->rank, 0);
+        if (env->ep_lost && p->ctx)
+            env->ep_lost(env->core, p->ctx, orderly, orderly ? NULL : p->why);
         n++;
     }
     return n;

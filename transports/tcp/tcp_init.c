@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime/log.h"
-#include "runtime/tunables.h"
+#include "base/log.h"
+#include "base/tunables.h"
 
 /* FARO_TCP_IF as a filter: an interface name, an IPv4 CIDR, or one address. */
 struct tcp_if_filter {
@@ -153,20 +153,15 @@ static int tcp_init(faro_tp_t **out, const faro_tp_env_t *env, faro_tp_attr_t *a
     char a[64];
 
     *out = NULL;
-    if (!tp || !(tp->peers = calloc((size_t)env->size, sizeof *tp->peers))) {
+    /* Endpoints of job ranks are made at first use; only the table is here. */
+    if (!tp || !(tp->job = calloc((size_t)env->size, sizeof *tp->job))) {
         free(tp);
-        snprintf(why, whylen, "out of memory for %d peers", env->size);
+        snprintf(why, whylen, "out of memory for %d ranks", env->size);
         return FARO_TP_ERR;
     }
     tp->env = env;
     tp->listen.fd = tp->epfd = -1;
-    for (int r = 0; r < env->size; r++) {
-        struct tcp_peer *p = &tp->peers[r];
-        p->type = TCP_SOCK_OUT;
-        p->rank = r;
-        p->fd = -1;
-        p->qtail = &p->qhead;
-    }
+    tp->auth_timeout = (double)faro_tun_int(FARO_TUN_TCP_AUTH_TIMEOUT);
     if (env->job_key_len > TCP_MAX_KEY) {
         snprintf(why, whylen, "job key of %zu bytes is longer than %d", env->job_key_len,
                  TCP_MAX_KEY);
@@ -192,7 +187,7 @@ static int tcp_init(faro_tp_t **out, const faro_tp_env_t *env, faro_tp_attr_t *a
     }
 
     memset(attr, 0, sizeof *attr);
-    attr->caps = 0;
+    attr->caps = FARO_TP_CAP_PORTS;
     attr->max_inline = TCP_MAX_INLINE;
     attr->max_send = TCP_MAX_SEND;
     attr->eager_limit = (size_t)faro_tun_int(FARO_TUN_TCP_EAGER_LIMIT);
@@ -214,7 +209,8 @@ unavailable:
 static int tcp_addr_get(faro_tp_t *tp, void *blob, size_t *len)
 {
     struct tcp_addr a = { .ip = tp->self.sin_addr.s_addr, .port = tp->self.sin_port,
-                          .version = htons(TCP_VERSION) };
+                          .version = htons(TCP_VERSION),
+                          .rank = (int32_t)htonl((uint32_t)tp->env->rank) };
     if (*len < sizeof a)
         return FARO_TP_ERR;
     memcpy(blob, &a, sizeof a);
@@ -235,81 +231,52 @@ static int tcp_set_handler(faro_tp_t *tp, unsigned kind, faro_tp_handler_fn fn)
     return FARO_TP_OK;
 }
 
-/* Finish connects still under way and write their hellos, so that every
- * peer gets our goodbye. The peers' kernels take these bytes even when the
- * peers no longer poll; the wait is bounded for peers that cannot be reached. */
+/* Write what is still queued (the core flushed before finalize, so this is
+ * only for sends made since, such as a disconnect's); bounded for peers that
+ * cannot be reached. Peers' kernels take these bytes even when the peers no
+ * longer poll. */
 static void tcp_drain(faro_tp_t *tp)
 {
-    double end = 0;
+    double end = tcp_now() + TCP_DRAIN_S;
 
     for (;;) {
         struct pollfd pf[64];
-        struct tcp_peer *pp[64];
+        struct faro_tp_ep *pp[64];
         nfds_t n = 0;
-        for (int r = 0; r < tp->env->size && n < 64; r++) {
-            struct tcp_peer *p = &tp->peers[r];
-            if (p->fd >= 0 && p->fail == TCP_FAIL_NONE &&
-                (p->out == TCP_OUT_CONNECTING || (p->out == TCP_OUT_UP && p->qhead))) {
+        for (struct faro_tp_ep *p = tp->eps; p && n < 64; p = p->next)
+            if (p->fd >= 0 && p->fail == TCP_FAIL_NONE && p->out == TCP_OUT_UP && p->qhead) {
                 pf[n] = (struct pollfd){ .fd = p->fd, .events = POLLOUT };
                 pp[n++] = p;
             }
-        }
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        double now = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-        if (!end)
-            end = now + TCP_DRAIN_S;
+        double now = tcp_now();
         if (!n || now >= end || poll(pf, n, (int)((end - now) * 1000) + 1) <= 0)
             return;
-        for (nfds_t i = 0; i < n; i++) {
-            if (!pf[i].revents)
-                continue;
-            if (pp[i]->out == TCP_OUT_CONNECTING && !tcp_connected(tp, pp[i]))
-                continue;
-            tcp_flush(tp, pp[i]);
-        }
+        for (nfds_t i = 0; i < n; i++)
+            if (pf[i].revents)
+                tcp_flush(tp, pp[i]);
     }
 }
 
-/* Bytes still queued for a peer (or any peer) have not left this process:
- * send_inline copies into the queue and says done, so the core asks here. */
-static int tcp_flush_op(faro_tp_t *tp, int peer)
+/* Bytes still queued for an endpoint (or any) have not left this process:
+ * send_inline copies into the queue and says done, so the owner asks here. */
+static int tcp_flush_op(faro_tp_t *tp, struct faro_tp_ep *ep)
 {
-    for (int r = 0; r < tp->env->size; r++) {
-        const struct tcp_peer *p = &tp->peers[r];
-        if ((peer < 0 || r == peer) && p->qhead && p->fail == TCP_FAIL_NONE)
+    for (struct faro_tp_ep *p = ep ? ep : tp->eps; p; p = ep ? NULL : p->next)
+        if (p->qhead && p->fail == TCP_FAIL_NONE && !p->closed)
             return FARO_TP_AGAIN;
-    }
     return FARO_TP_DONE;
 }
 
-/* Read the hellos of accepted connections that have not sent one yet (the
- * connector may still be on its way to its own finalize), for at most
- * TCP_DRAIN_S, so that those ranks get our goodbye instead of a broken pipe. */
-static void tcp_await_hellos(faro_tp_t *tp)
+/* The epoll set: readable while any socket has input, a finished connect or
+ * room for queued bytes (level-triggered), which is what progress handles. */
+static int tcp_wait_fd(faro_tp_t *tp, int *fd)
 {
-    double end = 0;
-    for (;;) {
-        struct pollfd pf[64];
-        nfds_t n = 0;
-        for (struct tcp_in *in = tp->ins; in && n < 64; in = in->next)
-            if (!in->dead && in->peer < 0) {
-                tcp_read(tp, in);
-                if (!in->dead && in->peer < 0)
-                    pf[n++] = (struct pollfd){ .fd = in->fd, .events = POLLIN };
-            }
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        double now = (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-        if (!end)
-            end = now + TCP_DRAIN_S;
-        if (!n || now >= end || poll(pf, n, (int)((end - now) * 1000) + 1) <= 0)
-            return;
-    }
+    *fd = tp->epfd;
+    return FARO_TP_OK;
 }
 
-/* Say goodbye on every outbound connection first, then close: a peer that
- * still polls then reads the goodbye before it sees any end of file. */
+/* Say goodbye on every connection first, then close: a peer that still polls
+ * then reads the goodbye before it sees any end of file. */
 static int tcp_finalize(faro_tp_t *tp)
 {
     struct tcp_frame bye = { .kind = TCP_KIND_BYE };
@@ -317,21 +284,13 @@ static int tcp_finalize(faro_tp_t *tp)
     if (!tp)
         return FARO_TP_OK;
     tp->finalizing = 1;
-    if (tp->peers) {
-        tcp_drain(tp);
-        /* A lower rank's connection that this rank never polled for is still
-         * waiting to be accepted: take it, so the goodbye reaches that rank
-         * too (frames are no longer delivered while finalizing). */
-        tcp_accept_all(tp);
-        tcp_await_hellos(tp);
-    }
-    for (int r = 0; tp->peers && r < tp->env->size; r++) {
-        struct tcp_peer *p = &tp->peers[r];
+    tcp_drain(tp);
+    for (struct faro_tp_ep *p = tp->eps; p; p = p->next)
         if (p->out == TCP_OUT_UP && !p->qhead)
             (void)send(p->fd, &bye, sizeof bye, MSG_NOSIGNAL | MSG_DONTWAIT);
-    }
-    for (int r = 0; tp->peers && r < tp->env->size; r++) {
-        struct tcp_peer *p = &tp->peers[r];
+    while (tp->eps) {
+        struct faro_tp_ep *p = tp->eps;
+        tp->eps = p->next;
         if (p->fd >= 0)
             close(p->fd);
         while (p->qhead) {
@@ -339,6 +298,7 @@ static int tcp_finalize(faro_tp_t *tp)
             p->qhead = e->next;
             free(e);
         }
+        free(p);
     }
     while (tp->ins) {
         struct tcp_in *in = tp->ins;
@@ -358,7 +318,7 @@ static int tcp_finalize(faro_tp_t *tp)
         close(tp->listen.fd);
     if (tp->epfd >= 0)
         close(tp->epfd);
-    free(tp->peers);
+    free(tp->job);
     free(tp);
     return FARO_TP_OK;
 }
@@ -370,16 +330,20 @@ const faro_tp_ops_t faro_tp_tcp_ops = {
     .addr_get = tcp_addr_get,
     .connect = tcp_connect,
     .wireup_done = tcp_wireup_done,
-    .listen = faro_tp_unsupported_listen,
-    .accept = faro_tp_unsupported_accept,
+    .listen = tcp_listen,
+    .unlisten = tcp_unlisten,
     .disconnect = tcp_disconnect,
     .set_handler = tcp_set_handler,
     .send_inline = tcp_send_inline,
     .isend = tcp_isend,
     .mem_reg = faro_tp_unsupported_mem_reg,
     .mem_dereg = faro_tp_unsupported_mem_dereg,
-    .put = faro_tp_unsupported_put,
+    .rkey_pack = faro_tp_unsupported_rkey_pack,
+    .rkey_unpack = faro_tp_unsupported_rkey_unpack,
+    .rkey_release = faro_tp_unsupported_rkey_release,
     .get = faro_tp_unsupported_get,
+    .put = faro_tp_unsupported_put,
     .flush = tcp_flush_op,
     .progress = tcp_progress,
+    .wait_fd = tcp_wait_fd,
 };

@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "runtime/log.h"
+#include "base/log.h"
 
 #define TCP_EVENTS 64
 #define TCP_READS 16 /* reads per socket per poll, so one busy peer cannot starve the rest */
@@ -35,9 +35,42 @@ void tcp_in_close(faro_tp_t *tp, struct tcp_in *in)
     close(in->fd);
     in->fd = -1;
     in->dead = 1;
-    if (in->peer >= 0 && tp->peers[in->peer].in == in)
-        tp->peers[in->peer].in = NULL;
+    if (in->ep && in->ep->in == in)
+        in->ep->in = NULL;
+    if (in->deadline) { /* it never authenticated */
+        in->deadline = 0;
+        tp->npreauth--;
+    }
     tp->ndead++;
+}
+
+/* Close connections that did not authenticate in time, and the oldest ones
+ * while there are too many (or when descriptors ran out: then all of them). */
+void tcp_preauth_expire(faro_tp_t *tp)
+{
+    double now = tcp_now();
+    int over = tp->npreauth - TCP_MAX_PREAUTH;
+    if (tp->accept_paused_until == 0 && over <= 0) { /* only the late ones */
+        for (struct tcp_in *in = tp->ins; in; in = in->next)
+            if (in->deadline && in->deadline <= now) {
+                tcp_refused(tp, &in->from, "it did not authenticate in time "
+                            "(FARO_TCP_AUTH_TIMEOUT)");
+                tcp_in_close(tp, in);
+            }
+        return;
+    }
+    /* tp->ins is newest first: the oldest are at the end. */
+    int keep = tp->accept_paused_until ? 0 : TCP_MAX_PREAUTH;
+    for (struct tcp_in *in = tp->ins; in; in = in->next) {
+        if (!in->deadline)
+            continue;
+        if (keep > 0) {
+            keep--;
+            continue;
+        }
+        tcp_refused(tp, &in->from, "too many connections waiting to authenticate");
+        tcp_in_close(tp, in);
+    }
 }
 
 static void tcp_reap(faro_tp_t *tp)
@@ -55,10 +88,12 @@ static void tcp_reap(faro_tp_t *tp)
     }
 }
 
+/* End of a connection: a failure, or an orderly close after a goodbye; both
+ * reach the owner through ep_lost (tcp_report_failures). */
 static void tcp_in_eof(faro_tp_t *tp, struct tcp_in *in, int err)
 {
-    if (in->peer >= 0 && !tp->peers[in->peer].bye)
-        tcp_peer_fail(tp, &tp->peers[in->peer], "lost connection to", err);
+    if (in->ep)
+        tcp_peer_fail(tp, in->ep, "lost connection to", err);
     tcp_in_close(tp, in);
 }
 
@@ -71,7 +106,7 @@ static int tcp_direct_start(faro_tp_t *tp, struct tcp_in *in, const struct tcp_f
     const uint8_t *h = in->buf + in->head + sizeof *f;
     if (!tp->env->place)
         return 0;
-    uint8_t *dst = tp->env->place(tp->env->core, in->peer, f->kind, h, f->hdrlen, len);
+    uint8_t *dst = tp->env->place(tp->env->core, in->ep->ctx, f->kind, h, f->hdrlen, len);
     if (!dst)
         return 0;
     size_t got = in->tail - in->head - sizeof *f - f->hdrlen;
@@ -106,7 +141,7 @@ static int tcp_direct_read(faro_tp_t *tp, struct tcp_in *in)
         return (size_t)n < want ? -1 : 0; /* short: the kernel has no more now */
     uint8_t *dst = in->dest;
     in->dest = NULL;
-    tp->handlers[in->dkind](tp->env->core, in->peer, in->dhdr, in->dhdrlen, dst, in->dlen);
+    tp->handlers[in->dkind](tp->env->core, in->ep->ctx, in->dhdr, in->dhdrlen, dst, in->dlen);
     return 1;
 }
 
@@ -116,8 +151,13 @@ static int tcp_parse(faro_tp_t *tp, struct tcp_in *in)
     int events = 0;
 
     while (!in->dead) {
-        if (in->peer < 0) {
+        if (!in->ep) {
             if (tcp_hello_check(tp, in) <= 0)
+                break;
+            continue;
+        }
+        if (in->verdict) {
+            if (tcp_verdict_check(tp, in) <= 0)
                 break;
             continue;
         }
@@ -131,15 +171,16 @@ static int tcp_parse(faro_tp_t *tp, struct tcp_in *in)
         }
         memcpy(&f, in->buf + in->head, sizeof f);
         size_t len = ntohl(f.len), need = sizeof f + f.hdrlen + len;
-        struct tcp_peer *p = &tp->peers[in->peer];
+        struct faro_tp_ep *p = in->ep;
         if (f.kind == TCP_KIND_BYE) {
             p->bye = 1;
             in->head += sizeof f;
             continue;
         }
         if (f.kind >= FARO_TP_MAX_KINDS || f.hdrlen > FARO_TP_MAX_HDR || len > TCP_MAX_SEND) {
-            faro_warn("tcp: rank %d sent a malformed frame (kind %u, header %u, payload %zu)",
-                      in->peer, f.kind, f.hdrlen, len);
+            char n[128];
+            faro_warn("tcp: %s sent a malformed frame (kind %u, header %u, payload %zu)",
+                      tcp_ep_name(p, n, sizeof n), f.kind, f.hdrlen, len);
             tcp_in_eof(tp, in, EPROTO);
             break;
         }
@@ -155,10 +196,10 @@ static int tcp_parse(faro_tp_t *tp, struct tcp_in *in)
         in->want = 0;
         faro_tp_handler_fn fn = tp->handlers[f.kind];
         if (fn)
-            fn(tp->env->core, in->peer, h, f.hdrlen, h + f.hdrlen, len);
+            fn(tp->env->core, p->ctx, h, f.hdrlen, h + f.hdrlen, len);
         else
             faro_warn("tcp: dropped a message of kind %u from rank %d: no handler is set",
-                      f.kind, in->peer);
+                      f.kind, p->rank);
         events++;
     }
     return events;
@@ -167,7 +208,9 @@ static int tcp_parse(faro_tp_t *tp, struct tcp_in *in)
 /* Make room for the next read: at least the rest of the partial frame. */
 static int tcp_room(struct tcp_in *in)
 {
-    size_t want = in->want > TCP_RBUF_MIN / 4 ? in->want : TCP_RBUF_MIN / 4;
+    /* Before authentication only a hello may come: keep such buffers small. */
+    size_t floor = in->ep ? TCP_RBUF_MIN / 4 : TCP_PREAUTH_BUF / 2;
+    size_t want = in->want > floor ? in->want : floor;
     if (in->head == in->tail)
         in->head = in->tail = 0;
     if (in->cap - in->head >= want && in->tail < in->cap)
@@ -181,7 +224,8 @@ static int tcp_room(struct tcp_in *in)
         size_t cap = in->cap * 2 > want ? in->cap * 2 : want;
         uint8_t *b = realloc(in->buf, cap);
         if (!b) {
-            faro_error("tcp: out of memory receiving %zu bytes from rank %d", want, in->peer);
+            faro_error("tcp: out of memory receiving %zu bytes from rank %d", want,
+                       in->ep ? in->ep->rank : -1);
             return -1;
         }
         in->buf = b;
@@ -233,6 +277,7 @@ int tcp_progress(faro_tp_t *tp)
     struct epoll_event ev[TCP_EVENTS];
     int events = 0;
     int n = epoll_wait(tp->epfd, ev, TCP_EVENTS, 0);
+    tp->polls++;
 
     if (n < 0 && errno != EINTR) {
         faro_error("tcp: epoll_wait: %s", strerror(errno));
@@ -248,12 +293,12 @@ int tcp_progress(faro_tp_t *tp)
             if (!in->dead)
                 events += tcp_read(tp, in);
         } else {
-            struct tcp_peer *p = ev[i].data.ptr;
-            if (p->fd < 0 || p->fail != TCP_FAIL_NONE)
-                continue;
+            struct faro_tp_ep *p = ev[i].data.ptr;
+            if (p->fd < 0 || p->fail != TCP_FAIL_NONE || p->closed_in_poll == tp->polls)
+                continue; /* gone, or an event of a socket it replaced during this batch */
             if (p->out == TCP_OUT_CONNECTING && (e & (EPOLLOUT | EPOLLERR | EPOLLHUP)))
                 events += tcp_connected(tp, p);
-            if (p->out == TCP_OUT_UP && (e & EPOLLOUT))
+            if ((p->out == TCP_OUT_UP || p->out == TCP_OUT_HELLO) && (e & EPOLLOUT))
                 events += tcp_flush(tp, p);
             if ((e & (EPOLLRDHUP | EPOLLHUP | EPOLLERR)) && p->out == TCP_OUT_UP &&
                 p->fail == TCP_FAIL_NONE)
@@ -262,6 +307,11 @@ int tcp_progress(faro_tp_t *tp)
     }
     if (tp->nfail)
         events += tcp_report_failures(tp);
+    if (__builtin_expect(tp->npreauth > 0 || tp->accept_paused_until, 0)) {
+        tcp_preauth_expire(tp);
+        if (tp->accept_paused_until && tcp_now() >= tp->accept_paused_until)
+            tcp_accept_all(tp); /* the listener's readiness was consumed while paused */
+    }
     if (tp->ndead)
         tcp_reap(tp);
     return events;

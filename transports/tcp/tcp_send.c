@@ -16,7 +16,7 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
-#include "runtime/log.h"
+#include "base/log.h"
 
 static struct tcp_sq *tcp_sq_new(int niov, size_t copy)
 {
@@ -29,13 +29,14 @@ static struct tcp_sq *tcp_sq_new(int niov, size_t copy)
     e->done = NULL;
     e->arg = NULL;
     e->cur = 0;
+    e->ctl = 0;
     e->iovcnt = niov;
     e->iov = (struct iovec *)(e + 1);
     e->framelen = 0;
     return e;
 }
 
-static void tcp_sq_append(faro_tp_t *tp, struct tcp_peer *p, struct tcp_sq *e)
+static void tcp_sq_append(faro_tp_t *tp, struct faro_tp_ep *p, struct tcp_sq *e)
 {
     *p->qtail = e;
     p->qtail = &e->next;
@@ -72,7 +73,7 @@ static size_t tcp_frame_build(uint8_t *out, unsigned kind, const void *hdr, size
 
 /* Write what the kernel takes now. Returns bytes written (0 when the socket is
  * full), or -1 after recording the peer as failed. */
-static ssize_t tcp_writev(faro_tp_t *tp, struct tcp_peer *p, struct iovec *iov, int n)
+static ssize_t tcp_writev(faro_tp_t *tp, struct faro_tp_ep *p, struct iovec *iov, int n)
 {
     struct msghdr m = { .msg_iov = iov, .msg_iovlen = (size_t)n };
     for (;;) {
@@ -88,32 +89,30 @@ static ssize_t tcp_writev(faro_tp_t *tp, struct tcp_peer *p, struct iovec *iov, 
     }
 }
 
-/* Validate a send. NULL after printing why; *err set to the status to return. */
-static struct tcp_peer *tcp_send_peer(faro_tp_t *tp, int peer, unsigned kind, size_t hdrlen,
-                                      const char *op)
+/* Validate a send. NULL after printing why, or for a closed or failed endpoint. */
+static struct faro_tp_ep *tcp_send_ep(faro_tp_t *tp, struct faro_tp_ep *p, unsigned kind,
+                                      size_t hdrlen, const char *op)
 {
-    if (peer < 0 || peer >= tp->env->size || kind >= FARO_TP_MAX_KINDS ||
-        hdrlen > FARO_TP_MAX_HDR) {
-        faro_error("tcp: %s: rank %d, kind %u, header of %zu bytes: allowed are ranks 0..%d, "
-                   "kinds 0..%d, headers up to %d bytes", op, peer, kind, hdrlen,
-                   tp->env->size - 1, FARO_TP_MAX_KINDS - 1, FARO_TP_MAX_HDR);
+    if (!p || kind >= FARO_TP_MAX_KINDS || hdrlen > FARO_TP_MAX_HDR) {
+        faro_error("tcp: %s: endpoint %s, kind %u, header of %zu bytes: allowed are kinds "
+                   "0..%d, headers up to %d bytes", op, p ? "given" : "NULL", kind, hdrlen,
+                   FARO_TP_MAX_KINDS - 1, FARO_TP_MAX_HDR);
         return NULL;
     }
-    struct tcp_peer *p = &tp->peers[peer];
     if (p->fail == TCP_FAIL_REPORTED || p->closed)
-        return NULL; /* already reported through peer_failed, or closed by the core */
+        return NULL; /* already reported through ep_lost, or closed by the owner */
     return p;
 }
 
-static int tcp_can_write(const struct tcp_peer *p)
+static int tcp_can_write(const struct faro_tp_ep *p)
 {
     return p->out == TCP_OUT_UP && !p->qhead && p->fail == TCP_FAIL_NONE;
 }
 
-int tcp_send_inline(faro_tp_t *tp, int peer, unsigned kind, const void *hdr, size_t hdrlen,
-                    const void *data, size_t len)
+int tcp_send_inline(faro_tp_t *tp, struct faro_tp_ep *ep, unsigned kind, const void *hdr,
+                    size_t hdrlen, const void *data, size_t len)
 {
-    struct tcp_peer *p = tcp_send_peer(tp, peer, kind, hdrlen, "send_inline");
+    struct faro_tp_ep *p = tcp_send_ep(tp, ep, kind, hdrlen, "send_inline");
     uint8_t frame[sizeof(struct tcp_frame) + FARO_TP_MAX_HDR];
     size_t w = 0;
 
@@ -150,10 +149,11 @@ int tcp_send_inline(faro_tp_t *tp, int peer, unsigned kind, const void *hdr, siz
     return FARO_TP_DONE;
 }
 
-int tcp_isend(faro_tp_t *tp, int peer, unsigned kind, const void *hdr, size_t hdrlen,
-              const struct iovec *iov, int iovcnt, faro_tp_done_fn done, void *arg)
+int tcp_isend(faro_tp_t *tp, struct faro_tp_ep *ep, unsigned kind, const void *hdr,
+              size_t hdrlen, const struct iovec *iov, int iovcnt, faro_tp_done_fn done,
+              void *arg)
 {
-    struct tcp_peer *p = tcp_send_peer(tp, peer, kind, hdrlen, "isend");
+    struct faro_tp_ep *p = tcp_send_ep(tp, ep, kind, hdrlen, "isend");
     uint8_t frame[sizeof(struct tcp_frame) + FARO_TP_MAX_HDR];
     size_t len = 0, w = 0;
 
@@ -191,21 +191,17 @@ int tcp_isend(faro_tp_t *tp, int peer, unsigned kind, const void *hdr, size_t hd
     return FARO_TP_OK;
 }
 
-/* The hello goes first, ahead of anything queued before connect. */
-int tcp_queue_hello(faro_tp_t *tp, struct tcp_peer *p)
+/* Control bytes (a hello) go first, ahead of any data queued before them,
+ * and may be written before the connection is up. */
+int tcp_queue_ctl(struct faro_tp_ep *p, const void *bytes, size_t len)
 {
-    const faro_tp_env_t *env = tp->env;
-    struct tcp_hello h = { .magic = htonl(TCP_MAGIC), .rank = htonl((uint32_t)env->rank),
-                           .size = htonl((uint32_t)env->size), .version = htons(TCP_VERSION),
-                           .keylen = htons((uint16_t)env->job_key_len) };
-    struct tcp_sq *e = tcp_sq_new(1, sizeof h + env->job_key_len);
+    struct tcp_sq *e = tcp_sq_new(1, len);
     if (!e)
         return -1;
     uint8_t *c = (uint8_t *)(e->iov + 1);
-    memcpy(c, &h, sizeof h);
-    if (env->job_key_len)
-        memcpy(c + sizeof h, env->job_key, env->job_key_len);
-    e->iov[0] = (struct iovec){ c, sizeof h + env->job_key_len };
+    memcpy(c, bytes, len);
+    e->iov[0] = (struct iovec){ c, len };
+    e->ctl = 1;
     e->next = p->qhead;
     if (!p->qhead)
         p->qtail = &e->next;
@@ -216,17 +212,20 @@ int tcp_queue_hello(faro_tp_t *tp, struct tcp_peer *p)
 /* Write the queue, gathering many entries per sendmsg (back-pressure drains
  * fast); run completions after the queue is consistent, since a completion
  * may post the next send. Returns completions run. */
-int tcp_flush(faro_tp_t *tp, struct tcp_peer *p)
+int tcp_flush(faro_tp_t *tp, struct faro_tp_ep *p)
 {
     int events = 0;
 
-    while (p->qhead && p->out == TCP_OUT_UP && p->fail == TCP_FAIL_NONE) {
+    /* Before the verdict only control bytes leave. */
+    int ctl_only = p->out == TCP_OUT_HELLO;
+    while (p->qhead && (p->out == TCP_OUT_UP || (ctl_only && p->qhead->ctl)) &&
+           p->fail == TCP_FAIL_NONE) {
         struct iovec v[TCP_IOV_BATCH];
         struct tcp_sq *e, *fin = NULL, **ft = &fin;
         size_t want = 0;
         int n = 0;
 
-        for (e = p->qhead; e && n < TCP_IOV_BATCH; e = e->next)
+        for (e = p->qhead; e && n < TCP_IOV_BATCH && (!ctl_only || e->ctl); e = e->next)
             for (int i = e->cur; i < e->iovcnt && n < TCP_IOV_BATCH; i++) {
                 v[n++] = e->iov[i];
                 want += e->iov[i].iov_len;
@@ -260,12 +259,13 @@ int tcp_flush(faro_tp_t *tp, struct tcp_peer *p)
 }
 
 /* Ask epoll for writability only while there is something to write. */
-void tcp_want_write(faro_tp_t *tp, struct tcp_peer *p)
+void tcp_want_write(faro_tp_t *tp, struct faro_tp_ep *p)
 {
     if (p->fd < 0 || p->out == TCP_OUT_NONE || p->out == TCP_OUT_CLOSED)
         return;
+    int writable = p->qhead && (p->out == TCP_OUT_UP || p->qhead->ctl);
     uint32_t want = (p->bye ? 0 : EPOLLRDHUP) |
-                    (p->qhead || p->out == TCP_OUT_CONNECTING ? EPOLLOUT : 0);
+                    (writable || p->out == TCP_OUT_CONNECTING ? EPOLLOUT : 0);
     if (want == p->events)
         return;
     struct epoll_event ev = { .events = want, .data.ptr = p };
@@ -277,7 +277,7 @@ void tcp_want_write(faro_tp_t *tp, struct tcp_peer *p)
 }
 
 /* Complete every queued send with `status`; from progress only. */
-void tcp_queue_fail(struct tcp_peer *p, int status)
+void tcp_queue_fail(struct faro_tp_ep *p, int status)
 {
     struct tcp_sq *e;
     while ((e = p->qhead)) {

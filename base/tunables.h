@@ -1,5 +1,6 @@
 /*
- * Tunables: FARO_* environment variables, declared once in tunables.def.
+ * Tunables: FARO_* environment variables, each declared once in its component's
+ * *_tunables.def (base/tunables_all.def lists them).
  *
  * faro_tunables_load() reads the environment once (MPI_Init, faro_info),
  * validates every FARO_* variable against the table and warns once about
@@ -13,7 +14,7 @@
 
 enum faro_tun_id {
 #define FARO_TUNABLE(id, type, def, min, max, choices, summary, desc) FARO_TUN_##id,
-#include "runtime/tunables.def"
+#include "base/tunables_all.def"
 #undef FARO_TUNABLE
     FARO_TUN_COUNT
 };

@@ -1,7 +1,7 @@
 /* PMI-1 simple wire protocol codec; the format is described in pmi_wire.h. */
 #include "config.h"
 
-#include "runtime/pmi_wire.h"
+#include "base/pmi_wire.h"
 
 #include <errno.h>
 #include <limits.h>

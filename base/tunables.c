@@ -6,8 +6,8 @@
  * applies the FARO_* environment; it may run more than once (MPI_Init after
  * faro_info's own call, tests) and warns about an unknown name only once.
  */
-#include "runtime/tunables.h"
-#include "runtime/log.h"
+#include "base/tunables.h"
+#include "base/log.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -22,7 +22,7 @@ extern char **environ;
 const struct faro_tunable_desc faro_tunable_table[FARO_TUN_COUNT] = {
 #define FARO_TUNABLE(id, type, def, min, max, choices, summary, desc) \
     {"FARO_" #id, FARO_TUN_TYPE_##type, def, min, max, choices, summary, desc},
-#include "runtime/tunables.def"
+#include "base/tunables_all.def"
 #undef FARO_TUNABLE
 };
 

@@ -6,9 +6,9 @@
  */
 #include "config.h"
 
-#include "runtime/pmi.h"
-#include "runtime/pmi_wire.h"
-#include "runtime/log.h"
+#include "base/pmi.h"
+#include "base/pmi_wire.h"
+#include "base/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
