@@ -14,22 +14,16 @@ struct faro_message {
 };
 struct faro_message faro_mpi_message_no_proc;
 
-static void probe_status(const struct faro_unexp *u, MPI_Status *st)
+/* A probe fills source, tag and count; MPI_ERROR stays as the program set it
+ * (only the calls that return several statuses write it). */
+static void probe_status(MPI_Status *st, int source, int tag, size_t len)
 {
     if (st == MPI_STATUS_IGNORE)
         return;
-    faro_status_empty(st);
-    st->MPI_SOURCE = u->h.m.src;
-    st->MPI_TAG = u->h.m.tag;
-    st->faro_count = (long long)u->h.m.len;
-}
-
-static void proc_null_status(MPI_Status *st)
-{
-    if (st == MPI_STATUS_IGNORE)
-        return;
-    faro_status_empty(st);
-    st->MPI_SOURCE = MPI_PROC_NULL;
+    st->MPI_SOURCE = source;
+    st->MPI_TAG = tag;
+    st->faro_cancelled = 0;
+    st->faro_count = (long long)len;
 }
 
 /* Look once (after one progress poll) for a matching unexpected message. */
@@ -71,7 +65,7 @@ static int probe(const char *fn, int source, int tag, MPI_Comm comm, int take, i
         *flag = 1;
         if (take)
             *message = MPI_MESSAGE_NO_PROC;
-        proc_null_status(status);
+        probe_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
         return MPI_SUCCESS;
     }
     struct faro_unexp *u = look(comm, source, tag, take);
@@ -82,7 +76,7 @@ static int probe(const char *fn, int source, int tag, MPI_Comm comm, int take, i
     *flag = u != NULL;
     if (!u)
         return MPI_SUCCESS;
-    probe_status(u, status);
+    probe_status(status, u->h.m.src, u->h.m.tag, u->h.m.len);
     return take ? make_message(u, comm, message) : MPI_SUCCESS;
 }
 

@@ -29,8 +29,19 @@ static int req_error(const char *fn, struct faro_request *r)
     return code;
 }
 
+/* The status of a completed request for the program. MPI_ERROR is written
+ * only by the calls that return several statuses (MPI 3.1 3.2.5): a single
+ * completion (Wait, Test, Recv, Mrecv, ...) leaves it as the program set it. */
+static inline void give_status(MPI_Status *st, const MPI_Status *from, int multi)
+{
+    int keep = st->MPI_ERROR;
+    *st = *from;
+    if (!multi)
+        st->MPI_ERROR = keep;
+}
+
 /* Hand a complete request back to the user: status, then release or deactivate. */
-static int finish(const char *fn, MPI_Request *slot, MPI_Status *st)
+static int finish(const char *fn, MPI_Request *slot, MPI_Status *st, int multi)
 {
     struct faro_request *r = *slot;
     int rc;
@@ -47,7 +58,7 @@ static int finish(const char *fn, MPI_Request *slot, MPI_Status *st)
         rc = req_error(fn, r);
     }
     if (st != MPI_STATUS_IGNORE)
-        *st = r->status;
+        give_status(st, &r->status, multi);
     if (r->persistent) {
         r->active = 0;
     } else {
@@ -60,7 +71,7 @@ static int finish(const char *fn, MPI_Request *slot, MPI_Status *st)
 int faro_wait_release(const char *fn, struct faro_request *r, MPI_Status *st)
 {
     FARO_WAIT_UNTIL(r->complete);
-    return finish(fn, &r, st);
+    return finish(fn, &r, st, 0);
 }
 
 /* Null and inactive persistent requests take part in no completion. */
@@ -103,7 +114,7 @@ static int one(const char *fn, MPI_Request *request, int *flag, MPI_Status *stat
     else if (!r->complete)
         faro_progress();
     *flag = r->complete;
-    return *flag ? finish(fn, request, status) : MPI_SUCCESS;
+    return *flag ? finish(fn, request, status, 0) : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Wait = PMPI_Wait
@@ -131,7 +142,7 @@ static int complete_all(const char *fn, int count, MPI_Request reqs[], MPI_Statu
                 faro_status_empty(st);
             continue;
         }
-        if (finish(fn, &reqs[i], st))
+        if (finish(fn, &reqs[i], st, 1))
             err = 1;
     }
     return err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
@@ -212,7 +223,7 @@ static int any(const char *fn, int count, MPI_Request reqs[], int *index, int *f
             faro_status_empty(status);
         return MPI_SUCCESS;
     }
-    return finish(fn, &reqs[i], status);
+    return finish(fn, &reqs[i], status, 0);
 }
 
 #pragma weak MPI_Waitany = PMPI_Waitany
@@ -254,7 +265,7 @@ static int some(const char *fn, int count, MPI_Request reqs[], int *outcount, in
             continue;
         MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[n];
         indices[n++] = k;
-        if (finish(fn, &reqs[k], st))
+        if (finish(fn, &reqs[k], st, 1))
             err = 1;
     }
     *outcount = n;
@@ -296,7 +307,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         rc = faro_err_pass(MPI_COMM_SELF, rc, "MPI_Request_get_status: the query callback "
                            "failed with code %d", rc);
     if (*flag && status != MPI_STATUS_IGNORE)
-        *status = request->status;
+        give_status(status, &request->status, 0);
     return rc;
 }
 

@@ -13,6 +13,8 @@
  *                      watchdog alarm: a test that has not finished after
  *                      TEST_ALARM seconds (default 60, 0 = off) prints a
  *                      message and exits 124, so nothing hangs forever.
+ *   tu_init_multiple() the same at MPI_THREAD_MULTIPLE (fails unless provided).
+ *   tu_env_int()       an integer from the environment, or a default.
  *   tu_finish()        MPI_Finalize and a one-line "OK" from rank 0.
  *   tu_fail()          print "<test>: rank R: FAIL: ..." and abort the job.
  *   TU_CHECK(call)     fail with the MPI error string if call != MPI_SUCCESS.
@@ -178,6 +180,30 @@ static inline void tu_init(int *argc, char ***argv, const char *name)
     TU_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &tu_rank));
     TU_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &tu_size));
     tu_arm_alarm(60);
+}
+
+/* MPI_Init_thread(MPI_THREAD_MULTIPLE), which must be provided, plus what
+ * tu_init does; the watchdog's default is alarm_s seconds. */
+static inline void tu_init_multiple(int *argc, char ***argv, const char *name, unsigned alarm_s)
+{
+    int provided = -1;
+    tu_name = name;
+    int rc = MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "%s: FAIL: MPI_Init_thread returned %d\n", name, rc);
+        exit(1);
+    }
+    TU_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &tu_rank));
+    TU_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &tu_size));
+    tu_arm_alarm(alarm_s);
+    TU_ASSERT(provided == MPI_THREAD_MULTIPLE, "MPI_Init_thread provided %d, not "
+              "MPI_THREAD_MULTIPLE", provided);
+}
+
+static inline int tu_env_int(const char *name, int def)
+{
+    const char *e = getenv(name);
+    return e && *e ? atoi(e) : def;
 }
 
 /* Require at least n ranks; with fewer, rank 0 says why and the test fails. */
