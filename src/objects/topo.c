@@ -367,14 +367,25 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 /* ---- MPI_Dims_create ---- */
 
 /* Best split of m into k non-increasing factors by depth-first search over
- * the divisors of m: the smallest spread (largest - smallest factor), ties
- * going to the smaller largest factor. */
+ * the divisors of m: the smallest spread (largest - smallest factor); among
+ * equal spreads the larger smallest factor, then the larger next-smallest
+ * and so on (5040 in 3: 21x16x15, not 20x18x14). This is the order MPICH
+ * ends up with (checked for every m <= 1000 in 1..5 dimensions). */
 struct dims_search {
     int k, ndiv;
     long *div;             /* divisors of m, descending */
     int *cur, *best;
     long best_spread;
 };
+
+/* Equal spreads: is cur better than best, compared from the smallest end? */
+static int larger_from_small_end(const int *cur, const int *best, int k)
+{
+    for (int i = k - 1; i >= 0; i--)
+        if (cur[i] != best[i])
+            return cur[i] > best[i];
+    return 0;
+}
 
 static void search(struct dims_search *s, int depth, long m, int from)
 {
@@ -384,7 +395,7 @@ static void search(struct dims_search *s, int depth, long m, int from)
         s->cur[depth] = (int)m;
         long spread = s->cur[0] - m;
         if (s->best_spread < 0 || spread < s->best_spread ||
-            (spread == s->best_spread && s->cur[0] < s->best[0])) {
+            (spread == s->best_spread && larger_from_small_end(s->cur, s->best, s->k))) {
             s->best_spread = spread;
             memcpy(s->best, s->cur, (size_t)s->k * sizeof(int));
         }
