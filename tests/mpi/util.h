@@ -18,6 +18,7 @@
  *   tu_finish()        MPI_Finalize and a one-line "OK" from rank 0.
  *   tu_fail()          print "<test>: rank R: FAIL: ..." and abort the job.
  *   TU_CHECK(call)     fail with the MPI error string if call != MPI_SUCCESS.
+ *   TU_EXPECT_CLASS(call, cls)  fail unless call returns an error of class cls.
  *   tu_fill()/tu_check_pattern()
  *                      deterministic byte patterns, checked byte for byte;
  *                      a mismatch reports the first differing offset, the
@@ -143,6 +144,24 @@ static inline TU_NORETURN void tu_fail_rc(const char *call, int rc, const char *
         int tu_rc_ = (call);                                                   \
         if (tu_rc_ != MPI_SUCCESS)                                             \
             tu_fail_rc(#call, tu_rc_, __FILE__, __LINE__);                     \
+    } while (0)
+
+/* The class of an error code (-1 when MPI_Error_class fails), and a check
+ * that a call failed with the given class. */
+static inline int tu_class(int code)
+{
+    int cls = -1;
+    if (MPI_Error_class(code, &cls) != MPI_SUCCESS)
+        return -1;
+    return cls;
+}
+
+#define TU_EXPECT_CLASS(call, cls)                                             \
+    do {                                                                       \
+        int tu_rc_ = (call);                                                   \
+        if (tu_class(tu_rc_) != (cls))                                         \
+            tu_fail("%s:%d: %s gave %s, expected class %d", __FILE__,          \
+                    __LINE__, #call, tu_errstr(tu_rc_), (cls));                \
     } while (0)
 
 #define TU_ASSERT(cond, ...)                                                   \
