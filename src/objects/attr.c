@@ -150,6 +150,7 @@ static int null_copy(const struct keyval *kv)
 
 static const char *const kind_name[] = {"communicator", "datatype", "window"};
 static const char *const kind_api[] = {"Comm", "Type", "Win"};
+static const char *const kind_arg[] = {"comm_keyval", "type_keyval", "win_keyval"};
 
 /* The slot an id names while its keyval exists (freed by the program or not). */
 static struct keyval *keyval_of(int id)
@@ -177,7 +178,8 @@ static int keyval_create(const char *fn, int kind, void (*copy)(void), void (*de
                          int *keyval, void *extra)
 {
     if (!keyval)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: keyval pointer is NULL", fn);
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: %s pointer is NULL", fn,
+                        kind_arg[kind]);
     FARO_LOCKED;
     int i = first_free;
     while (i < ntable && table[i].kv)
@@ -251,7 +253,8 @@ static struct keyval *keyval_get(const char *fn, int kind, int id, int freed_too
 static int keyval_free(const char *fn, int kind, int *keyval)
 {
     if (!keyval)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: keyval pointer is NULL", fn);
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: %s pointer is NULL", fn,
+                        kind_arg[kind]);
     FARO_LOCKED;
     int rc = MPI_SUCCESS;
     struct keyval *kv = keyval_get(fn, kind, *keyval, 1, MPI_COMM_NULL, &rc);

@@ -177,6 +177,8 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
 {
     static const char fn[] = "MPI_Cart_map";
     CHECK_COMM(fn, comm);
+    if (!newrank)
+        return faro_err(comm, MPI_ERR_ARG, "%s: newrank pointer is NULL", fn);
     long cells;
     int rc = check_grid(fn, comm, ndims, dims, periods, &cells);
     if (rc)
@@ -199,6 +201,8 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
     CHECK_CART("MPI_Cartdim_get", comm);
+    if (!ndims)
+        return faro_err(comm, MPI_ERR_ARG, "MPI_Cartdim_get: ndims pointer is NULL");
     *ndims = comm->topo->ndims;
     return MPI_SUCCESS;
 }
@@ -248,6 +252,8 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
     const struct faro_topo *t = comm->topo;
     if (t->ndims > 0 && !coords)
         return faro_err(comm, MPI_ERR_ARG, "%s: coords is NULL", fn);
+    if (!rank)
+        return faro_err(comm, MPI_ERR_ARG, "%s: rank pointer is NULL", fn);
     int r = 0;
     for (int i = 0; i < t->ndims; i++) {
         int c = coords[i], d = t->dims[i];

@@ -24,10 +24,13 @@ int faro_win_bad(const char *fn, MPI_Win w)
                                         "windows yet)");
 }
 
-static int unsupported(MPI_Comm comm, const char *fn)
+static int unsupported(MPI_Comm comm, const char *fn, MPI_Win *win)
 {
     if (faro_comm_check(comm))
         return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: invalid communicator", fn);
+    if (!win)
+        return faro_err(comm, MPI_ERR_ARG, "%s: win pointer is NULL", fn);
+    *win = MPI_WIN_NULL;
     return faro_err(comm, MPI_ERR_UNSUPPORTED_OPERATION,
                     "%s: one-sided communication (MPI_Win) is not implemented in Faro yet; "
                     "use point-to-point or collectives", fn);
@@ -38,9 +41,7 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
                     MPI_Win *win)
 {
     (void)base, (void)size, (void)disp_unit, (void)info;
-    if (win)
-        *win = MPI_WIN_NULL;
-    return unsupported(comm, "MPI_Win_create");
+    return unsupported(comm, "MPI_Win_create", win);
 }
 
 #pragma weak MPI_Win_allocate = PMPI_Win_allocate
@@ -48,18 +49,14 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
                       MPI_Win *win)
 {
     (void)size, (void)disp_unit, (void)info, (void)baseptr;
-    if (win)
-        *win = MPI_WIN_NULL;
-    return unsupported(comm, "MPI_Win_allocate");
+    return unsupported(comm, "MPI_Win_allocate", win);
 }
 
 #pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
 int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     (void)info;
-    if (win)
-        *win = MPI_WIN_NULL;
-    return unsupported(comm, "MPI_Win_create_dynamic");
+    return unsupported(comm, "MPI_Win_create_dynamic", win);
 }
 
 #pragma weak MPI_Win_attach = PMPI_Win_attach

@@ -61,6 +61,9 @@ static int probe(const char *fn, int source, int tag, MPI_Comm comm, int take, i
     int rc = check(fn, source, tag, comm);
     if (rc)
         return rc;
+    if (!flag || (take && !message))
+        return faro_err(comm, MPI_ERR_ARG, "%s: %s pointer is NULL", fn,
+                        flag ? "message" : "flag");
     if (source == MPI_PROC_NULL) {
         *flag = 1;
         if (take)
@@ -116,7 +119,10 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
                 MPI_Request *request)
 {
     FARO_LOCKED;
-    if (!message || *message == MPI_MESSAGE_NULL)
+    if (!message || !request)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Imrecv: %s pointer is NULL",
+                        message ? "request" : "message");
+    if (*message == MPI_MESSAGE_NULL)
         return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
                         "MPI_Imrecv: message is MPI_MESSAGE_NULL (already received?)");
     struct faro_request *r;
@@ -158,6 +164,8 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
                MPI_Status *status)
 {
+    if (!message)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Mrecv: message pointer is NULL");
     FARO_LOCKED;
     MPI_Request r;
     int rc = PMPI_Imrecv(buf, count, type, message, &r);

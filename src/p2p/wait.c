@@ -85,7 +85,7 @@ static int check_reqs(const char *fn, int count, MPI_Request reqs[])
     if (count < 0)
         return faro_err(MPI_COMM_NULL, MPI_ERR_COUNT, "%s: count %d is negative", fn, count);
     if (count > 0 && !reqs)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "%s: request array is NULL", fn);
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: array_of_requests is NULL", fn);
     for (int i = 0; i < count; i++)
         if (reqs[i] != MPI_REQUEST_NULL && faro_req_check(reqs[i]))
             return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
@@ -97,8 +97,9 @@ static int check_reqs(const char *fn, int count, MPI_Request reqs[])
 /* Wait and Test on one request. */
 static int one(const char *fn, MPI_Request *request, int *flag, MPI_Status *status, int block)
 {
-    if (!request)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "%s: request pointer is NULL", fn);
+    if (!request || !flag)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: %s pointer is NULL", fn,
+                        request ? "flag" : "request");
     int rc = check_reqs(fn, 1, request);
     if (rc)
         return rc;
@@ -171,6 +172,8 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
 int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
 {
     FARO_LOCKED;
+    if (!flag)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testall: flag pointer is NULL");
     int rc = check_reqs("MPI_Testall", count, reqs);
     if (rc)
         return rc;
@@ -198,6 +201,9 @@ static int find_any(int count, MPI_Request reqs[])
 static int any(const char *fn, int count, MPI_Request reqs[], int *index, int *flag,
                MPI_Status *status, int block)
 {
+    if (!index || !flag)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: %s pointer is NULL", fn,
+                        index ? "flag" : "index");
     int rc = check_reqs(fn, count, reqs);
     if (rc)
         return rc;
@@ -244,6 +250,9 @@ int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Statu
 static int some(const char *fn, int count, MPI_Request reqs[], int *outcount, int indices[],
                 MPI_Status sts[], int block)
 {
+    if (!outcount || (count > 0 && !indices))
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: %s is NULL", fn,
+                        outcount ? "array_of_indices" : "outcount");
     int rc = check_reqs(fn, count, reqs);
     if (rc)
         return rc;
@@ -290,6 +299,9 @@ int PMPI_Testsome(int count, MPI_Request reqs[], int *outcount, int indices[], M
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     FARO_LOCKED;
+    if (!flag)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Request_get_status: flag pointer is "
+                        "NULL");
     if (inactive(request)) {
         *flag = 1;
         if (status != MPI_STATUS_IGNORE)
@@ -315,7 +327,9 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 int PMPI_Request_free(MPI_Request *request)
 {
     FARO_LOCKED;
-    if (!request || faro_req_check(*request))
+    if (!request)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Request_free: request pointer is NULL");
+    if (faro_req_check(*request))
         return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
                         "MPI_Request_free: not a valid request (MPI_REQUEST_NULL or freed)");
     struct faro_request *r = *request;
@@ -331,7 +345,9 @@ int PMPI_Request_free(MPI_Request *request)
 int PMPI_Cancel(MPI_Request *request)
 {
     FARO_LOCKED;
-    if (!request || faro_req_check(*request))
+    if (!request)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Cancel: request pointer is NULL");
+    if (faro_req_check(*request))
         return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Cancel: not a valid request");
     struct faro_request *r = *request;
     if (r->kind == FARO_REQ_COLL)
@@ -357,6 +373,9 @@ int PMPI_Cancel(MPI_Request *request)
 #pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
+    if (!status || !flag)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Test_cancelled: %s is NULL",
+                        status ? "flag" : "status");
     *flag = status->faro_cancelled;
     return MPI_SUCCESS;
 }
@@ -365,7 +384,9 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 int PMPI_Start(MPI_Request *request)
 {
     FARO_LOCKED;
-    if (!request || faro_req_check(*request) || !(*request)->persistent)
+    if (!request)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Start: request pointer is NULL");
+    if (faro_req_check(*request) || !(*request)->persistent)
         return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
                         "MPI_Start: not a persistent request (use MPI_Send_init/MPI_Recv_init)");
     struct faro_request *r = *request;
