@@ -325,6 +325,11 @@ typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int type_keyval,
                                         void *attribute_val_out, int *flag);
 typedef int MPI_Type_delete_attr_function(MPI_Datatype datatype, int type_keyval,
                                           void *attribute_val, void *extra_state);
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int win_keyval, void *extra_state,
+                                       void *attribute_val_in, void *attribute_val_out,
+                                       int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int win_keyval, void *attribute_val,
+                                         void *extra_state);
 typedef MPI_Comm_copy_attr_function MPI_Copy_function;     /* MPI-1 names */
 typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 /* the predefined callbacks are functions in the library */
@@ -332,12 +337,17 @@ MPI_Comm_copy_attr_function faro_comm_null_copy_fn, faro_comm_dup_fn;
 MPI_Comm_delete_attr_function faro_comm_null_delete_fn;
 MPI_Type_copy_attr_function faro_type_null_copy_fn, faro_type_dup_fn;
 MPI_Type_delete_attr_function faro_type_null_delete_fn;
+MPI_Win_copy_attr_function faro_win_null_copy_fn, faro_win_dup_fn;
+MPI_Win_delete_attr_function faro_win_null_delete_fn;
 #define MPI_COMM_NULL_COPY_FN faro_comm_null_copy_fn
 #define MPI_COMM_DUP_FN faro_comm_dup_fn
 #define MPI_COMM_NULL_DELETE_FN faro_comm_null_delete_fn
 #define MPI_TYPE_NULL_COPY_FN faro_type_null_copy_fn
 #define MPI_TYPE_DUP_FN faro_type_dup_fn
 #define MPI_TYPE_NULL_DELETE_FN faro_type_null_delete_fn
+#define MPI_WIN_NULL_COPY_FN faro_win_null_copy_fn
+#define MPI_WIN_DUP_FN faro_win_dup_fn
+#define MPI_WIN_NULL_DELETE_FN faro_win_null_delete_fn
 #define MPI_NULL_COPY_FN faro_comm_null_copy_fn
 #define MPI_DUP_FN faro_comm_dup_fn
 #define MPI_NULL_DELETE_FN faro_comm_null_delete_fn
@@ -583,6 +593,13 @@ FARO_API(int, Type_set_attr, (MPI_Datatype datatype, int type_keyval, void *attr
 FARO_API(int, Type_get_attr, (MPI_Datatype datatype, int type_keyval, void *attribute_val,
                               int *flag))
 FARO_API(int, Type_delete_attr, (MPI_Datatype datatype, int type_keyval))
+FARO_API(int, Win_create_keyval, (MPI_Win_copy_attr_function *win_copy_attr_fn,
+                                  MPI_Win_delete_attr_function *win_delete_attr_fn,
+                                  int *win_keyval, void *extra_state))
+FARO_API(int, Win_free_keyval, (int *win_keyval))
+FARO_API(int, Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val))
+FARO_API(int, Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag))
+FARO_API(int, Win_delete_attr, (MPI_Win win, int win_keyval))
 FARO_API(int, Keyval_create, (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn,
                               int *keyval, void *extra_state))
 FARO_API(int, Keyval_free, (int *keyval))

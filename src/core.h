@@ -20,6 +20,7 @@
 #include "objects/op.h"
 #include "objects/info.h"
 #include "objects/attr.h"
+#include "objects/win.h"
 
 /* ---- errors ---- */
 

@@ -1,40 +1,56 @@
 /*
- * Attributes and keyvals on communicators and datatypes, the deprecated
- * MPI-1 names for them, and the predefined attributes.
+ * Attributes and keyvals on communicators, datatypes and windows, the
+ * deprecated MPI-1 names for them, and the predefined attributes.
  *
  * A keyval is an int: the predefined ones (MPI_TAG_UB...) are small
- * constants, the program's index a table from FIRST_USER on. A keyval
- * counts its references: the program's handle until MPI_*_free_keyval, and
- * one per attribute set with it, so a keyval freed while attributes use it
- * lives (and its callbacks run) until the last attribute goes.
+ * constants; the program's are FIRST_USER + (generation << SLOT_BITS | slot)
+ * and name a slot of a table. A slot's generation moves on when its keyval
+ * goes away, so a stale int (freed twice, or kept after the free) never names
+ * the keyval that reuses the slot: it is MPI_ERR_KEYVAL, never someone else's.
  *
- * An object's attributes are a list, newest first; objects carry few.
+ * A keyval counts its references: the program's handle until
+ * MPI_*_free_keyval, and one per attribute set with it. A keyval freed while
+ * attributes use it lives on: its callbacks still run when those attributes
+ * are copied or deleted (also by MPI_*_delete_attr and MPI_*_get_attr with
+ * the old int, as MPI 3.1 6.7.2 asks), only new attributes cannot be set
+ * with it, and a second free is MPI_ERR_KEYVAL.
+ *
+ * An object's attributes are a list, newest first; objects carry few. An
+ * attribute whose copy or delete callback is running is "busy": callbacks may
+ * set, get and delete the object's other attributes (the list is walked again
+ * after each callback), but deleting or replacing the busy one from inside
+ * its own callback is an error (MPI_ERR_KEYVAL), not a recursion.
+ *
  * The predefined attributes are in no list: MPI_Comm_get_attr answers them
  * on every communicator, with a pointer to an int as the standard says.
  *
  * At MPI_THREAD_MULTIPLE the table and the lists are under the library lock.
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "core.h"
 
-#define KEYVAL_MAGIC 0x4b455956u
 #define FIRST_USER 16
+#define SLOT_BITS 16
+#define MAX_SLOTS (1 << SLOT_BITS)
+#define MAX_GEN ((INT_MAX - FIRST_USER) >> SLOT_BITS) /* generations 0..MAX_GEN-1 */
 
 struct keyval {
-    uint32_t magic;
-    int kind;              /* FARO_ATTR_COMM or FARO_ATTR_TYPE */
+    int kind;              /* FARO_ATTR_COMM, _TYPE or _WIN */
     int id;
     int freed;             /* the program freed its handle */
     int refs;              /* the program's handle + one per attribute */
     union {
         MPI_Comm_copy_attr_function *comm;
         MPI_Type_copy_attr_function *type;
+        MPI_Win_copy_attr_function *win;
     } copy;
     union {
         MPI_Comm_delete_attr_function *comm;
         MPI_Type_delete_attr_function *type;
+        MPI_Win_delete_attr_function *win;
     } del;
     void *extra;
 };
@@ -42,10 +58,14 @@ struct keyval {
 struct faro_attr {
     struct keyval *kv;
     void *value;
+    int busy;              /* its copy or delete callback is running (nesting depth) */
     struct faro_attr *next;
 };
 
-static struct keyval **table; /* table[id - FIRST_USER] */
+static struct slot {
+    struct keyval *kv;     /* NULL: free */
+    int gen;               /* of the keyval in it, or of the next one */
+} *table;
 static int ntable, first_free;
 
 /* ---- predefined attributes ---- */
@@ -74,87 +94,83 @@ static int *predefined_value(int keyval)
     }
 }
 
-/* ---- the callbacks MPI predefines ---- */
+/* ---- the callbacks MPI predefines: MPI_<OBJ>_NULL_COPY_FN, _DUP_FN, _NULL_DELETE_FN ---- */
 
-int faro_comm_null_copy_fn(MPI_Comm c, int k, void *extra, void *in, void *out, int *flag)
-{
-    (void)c, (void)k, (void)extra, (void)in, (void)out;
-    *flag = 0;
-    return MPI_SUCCESS;
-}
+#define PREDEFINED_CALLBACKS(obj_t, prefix)                                                 \
+    int prefix##_null_copy_fn(obj_t o, int k, void *extra, void *in, void *out, int *flag) \
+    {                                                                                       \
+        (void)o, (void)k, (void)extra, (void)in, (void)out;                                 \
+        *flag = 0;                                                                          \
+        return MPI_SUCCESS;                                                                 \
+    }                                                                                       \
+    int prefix##_dup_fn(obj_t o, int k, void *extra, void *in, void *out, int *flag)       \
+    {                                                                                       \
+        (void)o, (void)k, (void)extra;                                                      \
+        *(void **)out = in;                                                                 \
+        *flag = 1;                                                                          \
+        return MPI_SUCCESS;                                                                 \
+    }                                                                                       \
+    int prefix##_null_delete_fn(obj_t o, int k, void *value, void *extra)                  \
+    {                                                                                       \
+        (void)o, (void)k, (void)value, (void)extra;                                         \
+        return MPI_SUCCESS;                                                                 \
+    }
 
-int faro_comm_dup_fn(MPI_Comm c, int k, void *extra, void *in, void *out, int *flag)
-{
-    (void)c, (void)k, (void)extra;
-    *(void **)out = in;
-    *flag = 1;
-    return MPI_SUCCESS;
-}
-
-int faro_comm_null_delete_fn(MPI_Comm c, int k, void *value, void *extra)
-{
-    (void)c, (void)k, (void)value, (void)extra;
-    return MPI_SUCCESS;
-}
-
-int faro_type_null_copy_fn(MPI_Datatype t, int k, void *extra, void *in, void *out, int *flag)
-{
-    (void)t, (void)k, (void)extra, (void)in, (void)out;
-    *flag = 0;
-    return MPI_SUCCESS;
-}
-
-int faro_type_dup_fn(MPI_Datatype t, int k, void *extra, void *in, void *out, int *flag)
-{
-    (void)t, (void)k, (void)extra;
-    *(void **)out = in;
-    *flag = 1;
-    return MPI_SUCCESS;
-}
-
-int faro_type_null_delete_fn(MPI_Datatype t, int k, void *value, void *extra)
-{
-    (void)t, (void)k, (void)value, (void)extra;
-    return MPI_SUCCESS;
-}
+PREDEFINED_CALLBACKS(MPI_Comm, faro_comm)
+PREDEFINED_CALLBACKS(MPI_Datatype, faro_type)
+PREDEFINED_CALLBACKS(MPI_Win, faro_win)
 
 static int call_copy(int kind, struct keyval *kv, void *oldobj, void *in, void *out, int *flag)
 {
     *flag = 0;
     if (kind == FARO_ATTR_COMM)
         return kv->copy.comm(oldobj, kv->id, kv->extra, in, out, flag);
-    return kv->copy.type(oldobj, kv->id, kv->extra, in, out, flag);
+    if (kind == FARO_ATTR_TYPE)
+        return kv->copy.type(oldobj, kv->id, kv->extra, in, out, flag);
+    return kv->copy.win(oldobj, kv->id, kv->extra, in, out, flag);
 }
 
 static int call_delete(int kind, struct keyval *kv, void *obj, void *value)
 {
     if (kind == FARO_ATTR_COMM)
         return kv->del.comm(obj, kv->id, value, kv->extra);
-    return kv->del.type(obj, kv->id, value, kv->extra);
+    if (kind == FARO_ATTR_TYPE)
+        return kv->del.type(obj, kv->id, value, kv->extra);
+    return kv->del.win(obj, kv->id, value, kv->extra);
 }
 
 static int null_copy(const struct keyval *kv)
 {
-    return kv->kind == FARO_ATTR_COMM ? kv->copy.comm == faro_comm_null_copy_fn
-                                      : kv->copy.type == faro_type_null_copy_fn;
+    return kv->kind == FARO_ATTR_COMM   ? kv->copy.comm == faro_comm_null_copy_fn
+           : kv->kind == FARO_ATTR_TYPE ? kv->copy.type == faro_type_null_copy_fn
+                                        : kv->copy.win == faro_win_null_copy_fn;
 }
 
 /* ---- keyvals ---- */
 
-static const char *kind_name(int kind)
+static const char *const kind_name[] = {"communicator", "datatype", "window"};
+static const char *const kind_api[] = {"Comm", "Type", "Win"};
+static const char *const kind_arg[] = {"comm_keyval", "type_keyval", "win_keyval"};
+
+/* The slot an id names while its keyval exists (freed by the program or not). */
+static struct keyval *keyval_of(int id)
 {
-    return kind == FARO_ATTR_COMM ? "communicator" : "datatype";
+    if (id < FIRST_USER)
+        return NULL;
+    int i = (id - FIRST_USER) & (MAX_SLOTS - 1);
+    struct keyval *kv = i < ntable ? table[i].kv : NULL;
+    return kv && kv->id == id ? kv : NULL;
 }
 
 static void keyval_release(struct keyval *kv)
 {
     if (--kv->refs > 0)
         return;
-    int i = kv->id - FIRST_USER;
-    table[i] = NULL;
+    int i = (kv->id - FIRST_USER) & (MAX_SLOTS - 1);
+    table[i].kv = NULL;
+    table[i].gen = (table[i].gen + 1) % MAX_GEN; /* the old id is stale from now on */
     if (i < first_free)
         first_free = i;
-    kv->magic = 0;
     free(kv);
 }
 
@@ -162,56 +178,65 @@ static int keyval_create(const char *fn, int kind, void (*copy)(void), void (*de
                          int *keyval, void *extra)
 {
     if (!keyval)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: keyval pointer is NULL", fn);
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: %s pointer is NULL", fn,
+                        kind_arg[kind]);
     FARO_LOCKED;
     int i = first_free;
-    while (i < ntable && table[i])
+    while (i < ntable && table[i].kv)
         i++;
     if (i == ntable) {
-        if (ntable > INT32_MAX / 2)
-            return faro_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: %d keyvals exist, no more fit",
-                            fn, ntable);
+        if (ntable == MAX_SLOTS)
+            return faro_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: %d keyvals exist, no more fit "
+                            "(free some with MPI_*_free_keyval)", fn, ntable);
         int n = ntable ? 2 * ntable : 32;
-        struct keyval **t = realloc(table, (size_t)n * sizeof *t);
+        struct slot *t = realloc(table, (size_t)n * sizeof *t);
         if (!t)
             return faro_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
         for (int k = ntable; k < n; k++)
-            t[k] = NULL;
+            t[k] = (struct slot){NULL, 0};
         table = t;
         ntable = n;
     }
     struct keyval *kv = calloc(1, sizeof *kv);
     if (!kv)
         return faro_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    kv->magic = KEYVAL_MAGIC;
     kv->kind = kind;
-    kv->id = FIRST_USER + i;
+    kv->id = FIRST_USER + (table[i].gen << SLOT_BITS | i);
     kv->refs = 1;
     kv->extra = extra;
     /* A NULL callback is taken as the null one (MPI_*_NULL_COPY_FN/_DELETE_FN). */
     if (kind == FARO_ATTR_COMM) {
         kv->copy.comm = copy ? (MPI_Comm_copy_attr_function *)copy : faro_comm_null_copy_fn;
         kv->del.comm = del ? (MPI_Comm_delete_attr_function *)del : faro_comm_null_delete_fn;
-    } else {
+    } else if (kind == FARO_ATTR_TYPE) {
         kv->copy.type = copy ? (MPI_Type_copy_attr_function *)copy : faro_type_null_copy_fn;
         kv->del.type = del ? (MPI_Type_delete_attr_function *)del : faro_type_null_delete_fn;
+    } else {
+        kv->copy.win = copy ? (MPI_Win_copy_attr_function *)copy : faro_win_null_copy_fn;
+        kv->del.win = del ? (MPI_Win_delete_attr_function *)del : faro_win_null_delete_fn;
     }
-    table[i] = kv;
+    table[i].kv = kv;
     first_free = i + 1;
     *keyval = kv->id;
     return MPI_SUCCESS;
 }
 
-/* The live keyval of kind named by id, or NULL with *rc raised. */
-static struct keyval *keyval_get(const char *fn, int kind, int id, MPI_Comm errcomm, int *rc)
+/* The keyval of kind named by id, or NULL with *rc raised. A keyval the
+ * program freed while attributes still use it is found only when
+ * freed_too is set (getting and deleting those attributes). */
+static struct keyval *keyval_get(const char *fn, int kind, int id, int freed_too,
+                                 MPI_Comm errcomm, int *rc)
 {
-    int i = id - FIRST_USER;
-    struct keyval *kv = i >= 0 && i < ntable ? table[i] : NULL;
-    if (kv && !kv->freed && kv->kind == kind)
+    struct keyval *kv = keyval_of(id);
+    if (kv && kv->kind == kind && (freed_too || !kv->freed))
         return kv;
-    if (kv && !kv->freed)
+    if (kv && kv->kind != kind)
         *rc = faro_err(errcomm, MPI_ERR_KEYVAL, "%s: keyval %d is a %s keyval, not a %s one", fn,
-                       id, kind_name(kv->kind), kind_name(kind));
+                       id, kind_name[kv->kind], kind_name[kind]);
+    else if (kv)
+        *rc = faro_err(errcomm, MPI_ERR_KEYVAL, "%s: keyval %d was freed (MPI_%s_free_keyval); "
+                       "its attributes can still be read and deleted, not set again", fn, id,
+                       kind_api[kind]);
     else if (predefined_value(id))
         *rc = faro_err(errcomm, MPI_ERR_KEYVAL,
                        "%s: keyval %d is predefined (MPI_TAG_UB, MPI_HOST, ...): its attribute "
@@ -221,19 +246,23 @@ static struct keyval *keyval_get(const char *fn, int kind, int id, MPI_Comm errc
                        "%s: keyval %d is not a valid keyval (%s; create one with "
                        "MPI_%s_create_keyval)", fn, id,
                        id == MPI_KEYVAL_INVALID ? "MPI_KEYVAL_INVALID" : "freed or never created",
-                       kind == FARO_ATTR_COMM ? "Comm" : "Type");
+                       kind_api[kind]);
     return NULL;
 }
 
 static int keyval_free(const char *fn, int kind, int *keyval)
 {
     if (!keyval)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: keyval pointer is NULL", fn);
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: %s pointer is NULL", fn,
+                        kind_arg[kind]);
     FARO_LOCKED;
     int rc = MPI_SUCCESS;
-    struct keyval *kv = keyval_get(fn, kind, *keyval, MPI_COMM_NULL, &rc);
+    struct keyval *kv = keyval_get(fn, kind, *keyval, 1, MPI_COMM_NULL, &rc);
     if (!kv)
         return rc;
+    if (kv->freed) /* attributes keep it alive, the program's handle is gone */
+        return faro_err(MPI_COMM_NULL, MPI_ERR_KEYVAL, "%s: keyval %d was already freed", fn,
+                        *keyval);
     kv->freed = 1;
     *keyval = MPI_KEYVAL_INVALID;
     keyval_release(kv); /* attributes that use it keep it alive */
@@ -242,24 +271,54 @@ static int keyval_free(const char *fn, int kind, int *keyval)
 
 /* ---- attributes on one object ---- */
 
+static struct faro_attr **link_of(struct faro_attr **list, const void *key, int by_attr)
+{
+    while (*list && (by_attr ? (const void *)*list : (const void *)(*list)->kv) != key)
+        list = &(*list)->next;
+    return list;
+}
+
 static struct faro_attr *find(struct faro_attr *list, const struct keyval *kv)
 {
-    for (; list; list = list->next)
-        if (list->kv == kv)
-            return list;
-    return NULL;
+    return *link_of(&list, kv, 0);
+}
+
+static int busy_error(const char *fn, MPI_Comm errcomm, int keyval)
+{
+    return faro_err(errcomm, MPI_ERR_KEYVAL, "%s: the attribute of keyval %d is being copied or "
+                    "deleted (this call comes from its own callback)", fn, keyval);
+}
+
+/* Run a's delete callback with a marked busy; a stays in the list. */
+static int run_delete(int kind, struct faro_attr *a, void *obj)
+{
+    a->busy++;
+    int rc = call_delete(kind, a->kv, obj, a->value);
+    a->busy--;
+    return rc;
+}
+
+/* Unlink a (it may have moved: callbacks add and delete others) and free it. */
+static void drop(struct faro_attr **list, struct faro_attr *a)
+{
+    struct faro_attr **link = link_of(list, a, 1);
+    *link = a->next;
+    keyval_release(a->kv);
+    free(a);
 }
 
 static int set_attr(const char *fn, int kind, void *obj, MPI_Comm errcomm,
                     struct faro_attr **list, int keyval, void *value)
 {
     int rc = MPI_SUCCESS;
-    struct keyval *kv = keyval_get(fn, kind, keyval, errcomm, &rc);
+    struct keyval *kv = keyval_get(fn, kind, keyval, 0, errcomm, &rc);
     if (!kv)
         return rc;
     struct faro_attr *a = find(*list, kv);
+    if (a && a->busy)
+        return busy_error(fn, errcomm, keyval);
     if (a) { /* replacing a value deletes the old one first */
-        rc = call_delete(kind, kv, obj, a->value);
+        rc = run_delete(kind, a, obj);
         if (rc != MPI_SUCCESS)
             return faro_err_pass(errcomm, rc,
                                  "%s: the delete callback of keyval %d failed on the old value",
@@ -270,9 +329,7 @@ static int set_attr(const char *fn, int kind, void *obj, MPI_Comm errcomm,
     a = malloc(sizeof *a);
     if (!a)
         return faro_err(errcomm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    a->kv = kv;
-    a->value = value;
-    a->next = *list;
+    *a = (struct faro_attr){.kv = kv, .value = value, .next = *list};
     *list = a;
     kv->refs++;
     return MPI_SUCCESS;
@@ -291,7 +348,7 @@ static int get_attr(const char *fn, int kind, MPI_Comm errcomm, struct faro_attr
         return MPI_SUCCESS;
     }
     int rc = MPI_SUCCESS;
-    struct keyval *kv = keyval_get(fn, kind, keyval, errcomm, &rc);
+    struct keyval *kv = keyval_get(fn, kind, keyval, 1, errcomm, &rc);
     if (!kv)
         return rc;
     struct faro_attr *a = find(list, kv);
@@ -306,22 +363,19 @@ static int delete_attr(const char *fn, int kind, void *obj, MPI_Comm errcomm,
                        struct faro_attr **list, int keyval)
 {
     int rc = MPI_SUCCESS;
-    struct keyval *kv = keyval_get(fn, kind, keyval, errcomm, &rc);
+    struct keyval *kv = keyval_get(fn, kind, keyval, 1, errcomm, &rc);
     if (!kv)
         return rc;
-    struct faro_attr **link = list;
-    while (*link && (*link)->kv != kv)
-        link = &(*link)->next;
-    struct faro_attr *a = *link;
+    struct faro_attr *a = find(*list, kv);
     if (!a)
         return MPI_SUCCESS;
-    rc = call_delete(kind, kv, obj, a->value);
+    if (a->busy)
+        return busy_error(fn, errcomm, keyval);
+    rc = run_delete(kind, a, obj);
     if (rc != MPI_SUCCESS)
         return faro_err_pass(errcomm, rc, "%s: the delete callback of keyval %d failed", fn,
                              keyval);
-    *link = a->next;
-    free(a);
-    keyval_release(kv);
+    drop(list, a);
     return MPI_SUCCESS;
 }
 
@@ -334,12 +388,17 @@ int faro_attr_copy_all(int kind, void *oldobj, struct faro_attr *src, void *newo
     struct faro_attr *head = NULL, **tail = &head;
     int rc = MPI_SUCCESS;
     *dst = NULL;
-    for (struct faro_attr *a = src; a; a = a->next) {
-        if (null_copy(a->kv))
+    for (struct faro_attr *a = src, *next; a; a = next) {
+        if (null_copy(a->kv)) {
+            next = a->next;
             continue;
+        }
         void *out = NULL;
         int flag = 0;
+        a->busy++; /* the callback may change the list around a, not a itself */
         rc = call_copy(kind, a->kv, oldobj, a->value, &out, &flag);
+        a->busy--;
+        next = a->next;
         if (rc != MPI_SUCCESS)
             break;
         if (!flag)
@@ -350,9 +409,7 @@ int faro_attr_copy_all(int kind, void *oldobj, struct faro_attr *src, void *newo
             rc = MPI_ERR_NO_MEM;
             break;
         }
-        n->kv = a->kv;
-        n->value = out;
-        n->next = NULL;
+        *n = (struct faro_attr){.kv = a->kv, .value = out};
         n->kv->refs++;
         *tail = n;
         tail = &n->next;
@@ -371,19 +428,22 @@ int faro_attr_copy_all(int kind, void *oldobj, struct faro_attr *src, void *newo
     return rc;
 }
 
+/* Newest first; callbacks may delete other attributes or set new ones (which
+ * are deleted in their turn), so the list is searched again each time. */
 int faro_attr_delete_all(int kind, void *obj, struct faro_attr **list)
 {
     FARO_LOCKED;
-    while (*list) {
+    for (;;) {
         struct faro_attr *a = *list;
-        int rc = call_delete(kind, a->kv, obj, a->value);
+        while (a && a->busy) /* its own callback is running further up */
+            a = a->next;
+        if (!a)
+            return MPI_SUCCESS;
+        int rc = run_delete(kind, a, obj);
         if (rc != MPI_SUCCESS)
             return rc;
-        *list = a->next;
-        keyval_release(a->kv);
-        free(a);
+        drop(list, a);
     }
-    return MPI_SUCCESS;
 }
 
 /* ---- communicators ---- */
@@ -524,4 +584,53 @@ int PMPI_Type_delete_attr(MPI_Datatype type, int keyval)
     FARO_LOCKED;
     return delete_attr("MPI_Type_delete_attr", FARO_ATTR_TYPE, type, MPI_COMM_NULL,
                        &type->attrs, keyval);
+}
+
+/* ---- windows (errors go to MPI_COMM_WORLD's handler until windows have their own) ---- */
+
+#define CHECK_WIN(fn, w)                                                                  \
+    do {                                                                                  \
+        if (faro_win_check(w))                                                            \
+            return faro_win_bad(fn, w);                                                   \
+    } while (0)
+
+#pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
+int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *copy_fn,
+                           MPI_Win_delete_attr_function *delete_fn, int *keyval, void *extra)
+{
+    return keyval_create("MPI_Win_create_keyval", FARO_ATTR_WIN, (void (*)(void))copy_fn,
+                         (void (*)(void))delete_fn, keyval, extra);
+}
+
+#pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
+int PMPI_Win_free_keyval(int *keyval)
+{
+    return keyval_free("MPI_Win_free_keyval", FARO_ATTR_WIN, keyval);
+}
+
+#pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
+int PMPI_Win_set_attr(MPI_Win win, int keyval, void *value)
+{
+    FARO_LOCKED;
+    CHECK_WIN("MPI_Win_set_attr", win);
+    return set_attr("MPI_Win_set_attr", FARO_ATTR_WIN, win, MPI_COMM_NULL, &win->attrs, keyval,
+                    value);
+}
+
+#pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
+int PMPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
+{
+    FARO_LOCKED;
+    CHECK_WIN("MPI_Win_get_attr", win);
+    return get_attr("MPI_Win_get_attr", FARO_ATTR_WIN, MPI_COMM_NULL, win->attrs, keyval, value,
+                    flag);
+}
+
+#pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
+int PMPI_Win_delete_attr(MPI_Win win, int keyval)
+{
+    FARO_LOCKED;
+    CHECK_WIN("MPI_Win_delete_attr", win);
+    return delete_attr("MPI_Win_delete_attr", FARO_ATTR_WIN, win, MPI_COMM_NULL, &win->attrs,
+                       keyval);
 }

@@ -1,7 +1,8 @@
 /*
  * Attributes and keyvals (owner: attr.c).
  *
- * Object code calls these at duplication and free:
+ * Communicators, datatypes and windows (win.h) each carry a list; object
+ * code calls these at duplication and free:
  *   faro_attr_copy_all(kind, old, old->attrs, new, &new->attrs)  runs copy callbacks
  *   faro_attr_delete_all(kind, obj, &obj->attrs)               runs delete callbacks
  * Both return MPI_SUCCESS or the error code a callback returned, unchanged
@@ -10,11 +11,15 @@
  *
  * copy_all: on failure the attributes already copied to the new object are
  * deleted again (their delete callbacks run) and *dst is left NULL, so a
- * following delete_all on the new object has nothing to do.
+ * following delete_all on the new object has nothing to do. A copy callback
+ * may change the old object's other attributes: one deleted before its turn
+ * is not copied, one set meanwhile neither.
  * delete_all: deletes newest first (the reverse of the order they were set,
- * as MPI_Finalize must for MPI_COMM_SELF); at the first callback that fails
- * it stops and leaves that attribute and the older ones on the object, so
- * the free that called it can fail and leave the object usable.
+ * as MPI_Finalize must for MPI_COMM_SELF); a delete callback may delete the
+ * object's other attributes or set new ones (deleted in their turn). At the
+ * first callback that fails it stops and leaves that attribute and the
+ * older ones on the object, so the free that called it can fail and leave
+ * the object usable.
  *
  * Both take the library lock at MPI_THREAD_MULTIPLE; callbacks run under it
  * (they may call MPI, the lock is recursive).

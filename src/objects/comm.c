@@ -96,6 +96,8 @@ void faro_comm_destroy(MPI_Comm c)
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     CHECK_COMM("MPI_Comm_size", comm);
+    if (!size)
+        return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_size: size pointer is NULL");
     *size = comm->size;
     return MPI_SUCCESS;
 }
@@ -104,6 +106,8 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     CHECK_COMM("MPI_Comm_rank", comm);
+    if (!rank)
+        return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_rank: rank pointer is NULL");
     *rank = comm->rank;
     return MPI_SUCCESS;
 }
@@ -347,7 +351,8 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 {
     CHECK_COMM("MPI_Comm_get_name", comm);
     if (!name || !resultlen)
-        return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_get_name: name or resultlen is NULL");
+        return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_get_name: %s is NULL",
+                        name ? "resultlen" : "comm_name");
     strcpy(name, comm->name);
     *resultlen = (int)strlen(name);
     return MPI_SUCCESS;

@@ -368,7 +368,8 @@ int PMPI_Type_set_name(MPI_Datatype t, const char *name)
 int PMPI_Type_get_name(MPI_Datatype t, char *name, int *resultlen)
 {
     CHECK_VALID("MPI_Type_get_name", t);
-    CHECK_PTR("MPI_Type_get_name", name && resultlen, "name or resultlen");
+    CHECK_PTR("MPI_Type_get_name", name, "type_name");
+    CHECK_PTR("MPI_Type_get_name", resultlen, "resultlen");
     size_t n = strlen(t->name);
     memmove(name, t->name, n + 1);
     *resultlen = (int)n;
@@ -380,8 +381,10 @@ int PMPI_Type_get_envelope(MPI_Datatype t, int *num_integers, int *num_addresses
                            int *num_datatypes, int *combiner)
 {
     CHECK_VALID("MPI_Type_get_envelope", t);
-    CHECK_PTR("MPI_Type_get_envelope", num_integers && num_addresses && num_datatypes && combiner,
-              "an output argument");
+    CHECK_PTR("MPI_Type_get_envelope", num_integers, "num_integers");
+    CHECK_PTR("MPI_Type_get_envelope", num_addresses, "num_addresses");
+    CHECK_PTR("MPI_Type_get_envelope", num_datatypes, "num_datatypes");
+    CHECK_PTR("MPI_Type_get_envelope", combiner, "combiner");
     const struct faro_type_contents *c = t->contents;
     *num_integers = c ? c->ni : 0;
     *num_addresses = c ? c->na : 0;
@@ -410,7 +413,10 @@ int PMPI_Type_get_contents(MPI_Datatype t, int max_integers, int max_addresses, 
                         max_addresses, max_datatypes, c->ni, c->na, c->nt);
     if ((c->ni && !array_of_integers) || (c->na && !array_of_addresses) ||
         (c->nt && !array_of_datatypes))
-        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: an output array is NULL", fn);
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: %s is NULL", fn,
+                        c->ni && !array_of_integers    ? "array_of_integers"
+                        : c->na && !array_of_addresses ? "array_of_addresses"
+                                                       : "array_of_datatypes");
     /* Derived constituents go out as new objects the program frees, equal to
      * the ones the type was built from. */
     MPI_Datatype out[c->nt ? c->nt : 1];

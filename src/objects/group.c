@@ -106,6 +106,8 @@ static int result(const char *fn, struct faro_group *g, MPI_Group *out)
 int PMPI_Group_size(MPI_Group group, int *size)
 {
     CHECK_GROUP("MPI_Group_size", "group", group);
+    if (!size)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Group_size: size pointer is NULL");
     *size = group->size;
     return MPI_SUCCESS;
 }
@@ -114,6 +116,8 @@ int PMPI_Group_size(MPI_Group group, int *size)
 int PMPI_Group_rank(MPI_Group group, int *rank)
 {
     CHECK_GROUP("MPI_Group_rank", "group", group);
+    if (!rank)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Group_rank: rank pointer is NULL");
     *rank = group->rank;
     return MPI_SUCCESS;
 }
@@ -139,7 +143,8 @@ int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_
     if (n < 0)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: n %d is negative", fn, n);
     if (n > 0 && (!ranks1 || !ranks2))
-        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: a rank array is NULL with n %d", fn, n);
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: %s is NULL with n %d", fn,
+                        ranks1 ? "ranks2" : "ranks1", n);
     for (int i = 0; i < n; i++)
         if (ranks1[i] != MPI_PROC_NULL && (ranks1[i] < 0 || ranks1[i] >= group1->size))
             return faro_err(MPI_COMM_NULL, MPI_ERR_RANK,
@@ -187,6 +192,8 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
     CHECK_GROUP("MPI_Group_compare", "group1", group1);
     CHECK_GROUP("MPI_Group_compare", "group2", group2);
+    if (!result)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Group_compare: result pointer is NULL");
     if (faro_group_compare(group1->world, group1->size, group2->world, group2->size, result))
         return no_mem("MPI_Group_compare");
     return MPI_SUCCESS;

@@ -177,6 +177,8 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
 {
     static const char fn[] = "MPI_Cart_map";
     CHECK_COMM(fn, comm);
+    if (!newrank)
+        return faro_err(comm, MPI_ERR_ARG, "%s: newrank pointer is NULL", fn);
     long cells;
     int rc = check_grid(fn, comm, ndims, dims, periods, &cells);
     if (rc)
@@ -199,6 +201,8 @@ int PMPI_Topo_test(MPI_Comm comm, int *status)
 int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
 {
     CHECK_CART("MPI_Cartdim_get", comm);
+    if (!ndims)
+        return faro_err(comm, MPI_ERR_ARG, "MPI_Cartdim_get: ndims pointer is NULL");
     *ndims = comm->topo->ndims;
     return MPI_SUCCESS;
 }
@@ -248,6 +252,8 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
     const struct faro_topo *t = comm->topo;
     if (t->ndims > 0 && !coords)
         return faro_err(comm, MPI_ERR_ARG, "%s: coords is NULL", fn);
+    if (!rank)
+        return faro_err(comm, MPI_ERR_ARG, "%s: rank pointer is NULL", fn);
     int r = 0;
     for (int i = 0; i < t->ndims; i++) {
         int c = coords[i], d = t->dims[i];
@@ -367,14 +373,25 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 /* ---- MPI_Dims_create ---- */
 
 /* Best split of m into k non-increasing factors by depth-first search over
- * the divisors of m: the smallest spread (largest - smallest factor), ties
- * going to the smaller largest factor. */
+ * the divisors of m: the smallest spread (largest - smallest factor); among
+ * equal spreads the larger smallest factor, then the larger next-smallest
+ * and so on (5040 in 3: 21x16x15, not 20x18x14). This is the order MPICH
+ * ends up with (checked for every m <= 1000 in 1..5 dimensions). */
 struct dims_search {
     int k, ndiv;
     long *div;             /* divisors of m, descending */
     int *cur, *best;
     long best_spread;
 };
+
+/* Equal spreads: is cur better than best, compared from the smallest end? */
+static int larger_from_small_end(const int *cur, const int *best, int k)
+{
+    for (int i = k - 1; i >= 0; i--)
+        if (cur[i] != best[i])
+            return cur[i] > best[i];
+    return 0;
+}
 
 static void search(struct dims_search *s, int depth, long m, int from)
 {
@@ -384,7 +401,7 @@ static void search(struct dims_search *s, int depth, long m, int from)
         s->cur[depth] = (int)m;
         long spread = s->cur[0] - m;
         if (s->best_spread < 0 || spread < s->best_spread ||
-            (spread == s->best_spread && s->cur[0] < s->best[0])) {
+            (spread == s->best_spread && larger_from_small_end(s->cur, s->best, s->k))) {
             s->best_spread = spread;
             memcpy(s->best, s->cur, (size_t)s->k * sizeof(int));
         }

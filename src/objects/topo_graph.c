@@ -88,6 +88,8 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
 int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
 {
     CHECK_COMM("MPI_Graph_map", comm);
+    if (!newrank)
+        return faro_err(comm, MPI_ERR_ARG, "MPI_Graph_map: newrank pointer is NULL");
     int rc = check_graph("MPI_Graph_map", comm, nnodes, index, edges);
     if (rc)
         return rc;
@@ -99,6 +101,9 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
 int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
     CHECK_KIND("MPI_Graphdims_get", comm, MPI_GRAPH, "graph");
+    if (!nnodes || !nedges)
+        return faro_err(comm, MPI_ERR_ARG, "MPI_Graphdims_get: %s pointer is NULL",
+                        nnodes ? "nedges" : "nnodes");
     *nnodes = comm->topo->nnodes;
     *nedges = comm->topo->nedges;
     return MPI_SUCCESS;
@@ -112,6 +117,9 @@ int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int e
     if (maxindex < 0 || maxedges < 0)
         return faro_err(comm, MPI_ERR_ARG, "MPI_Graph_get: maxindex %d or maxedges %d is "
                         "negative", maxindex, maxedges);
+    if ((maxindex > 0 && !index) || (maxedges > 0 && !edges))
+        return faro_err(comm, MPI_ERR_ARG, "MPI_Graph_get: %s is NULL",
+                        maxindex > 0 && !index ? "index" : "edges");
     memcpy(index, t->index, (size_t)(maxindex < t->nnodes ? maxindex : t->nnodes) * sizeof(int));
     memcpy(edges, t->edges, (size_t)(maxedges < t->nedges ? maxedges : t->nedges) * sizeof(int));
     return MPI_SUCCESS;
@@ -130,6 +138,8 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
     static const char fn[] = "MPI_Graph_neighbors_count";
     CHECK_KIND(fn, comm, MPI_GRAPH, "graph");
+    if (!nneighbors)
+        return faro_err(comm, MPI_ERR_ARG, "%s: nneighbors pointer is NULL", fn);
     int rc = graph_rank(fn, comm, rank);
     if (rc)
         return rc;
@@ -150,6 +160,8 @@ int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbor
     int first = rank ? idx[rank - 1] : 0, n = idx[rank] - first;
     if (maxneighbors < n)
         n = maxneighbors < 0 ? 0 : maxneighbors;
+    if (n > 0 && !neighbors)
+        return faro_err(comm, MPI_ERR_ARG, "%s: neighbors is NULL", fn);
     memcpy(neighbors, comm->topo->edges + first, (size_t)n * sizeof(int));
     return MPI_SUCCESS;
 }
@@ -344,6 +356,9 @@ out:
 int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
     CHECK_KIND("MPI_Dist_graph_neighbors_count", comm, MPI_DIST_GRAPH, "distributed graph");
+    if (!indegree || !outdegree || !weighted)
+        return faro_err(comm, MPI_ERR_ARG, "MPI_Dist_graph_neighbors_count: %s pointer is NULL",
+                        !indegree ? "indegree" : !outdegree ? "outdegree" : "weighted");
     *indegree = comm->topo->indegree;
     *outdegree = comm->topo->outdegree;
     *weighted = comm->topo->weighted;
@@ -361,6 +376,9 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
         return faro_err(comm, MPI_ERR_ARG, "%s: maxindegree %d or maxoutdegree %d is less than "
                         "the degrees (%d in, %d out; MPI_Dist_graph_neighbors_count gives them)",
                         fn, maxindegree, maxoutdegree, t->indegree, t->outdegree);
+    if ((t->indegree && !sources) || (t->outdegree && !destinations))
+        return faro_err(comm, MPI_ERR_ARG, "%s: %s is NULL", fn,
+                        t->indegree && !sources ? "sources" : "destinations");
     memcpy(sources, t->sources, (size_t)t->indegree * sizeof(int));
     memcpy(destinations, t->dests, (size_t)t->outdegree * sizeof(int));
     if (t->weighted && !unweighted(sourceweights) && sourceweights)

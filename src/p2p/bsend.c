@@ -110,6 +110,9 @@ int PMPI_Buffer_attach(void *buffer, int size)
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
+    if (!buffer_addr || !size)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Buffer_detach: %s pointer is NULL",
+                        buffer_addr ? "size" : "buffer_addr");
     FARO_LOCKED;
     FARO_WAIT_UNTIL(bb.active == 0); /* detach blocks until buffered sends are out */
     *(void **)buffer_addr = bb.base;

@@ -14,22 +14,16 @@ struct faro_message {
 };
 struct faro_message faro_mpi_message_no_proc;
 
-static void probe_status(const struct faro_unexp *u, MPI_Status *st)
+/* A probe fills source, tag and count; MPI_ERROR stays as the program set it
+ * (only the calls that return several statuses write it). */
+static void probe_status(MPI_Status *st, int source, int tag, size_t len)
 {
     if (st == MPI_STATUS_IGNORE)
         return;
-    faro_status_empty(st);
-    st->MPI_SOURCE = u->h.m.src;
-    st->MPI_TAG = u->h.m.tag;
-    st->faro_count = (long long)u->h.m.len;
-}
-
-static void proc_null_status(MPI_Status *st)
-{
-    if (st == MPI_STATUS_IGNORE)
-        return;
-    faro_status_empty(st);
-    st->MPI_SOURCE = MPI_PROC_NULL;
+    st->MPI_SOURCE = source;
+    st->MPI_TAG = tag;
+    st->faro_cancelled = 0;
+    st->faro_count = (long long)len;
 }
 
 /* Look once (after one progress poll) for a matching unexpected message. */
@@ -67,11 +61,14 @@ static int probe(const char *fn, int source, int tag, MPI_Comm comm, int take, i
     int rc = check(fn, source, tag, comm);
     if (rc)
         return rc;
+    if (!flag || (take && !message))
+        return faro_err(comm, MPI_ERR_ARG, "%s: %s pointer is NULL", fn,
+                        flag ? "message" : "flag");
     if (source == MPI_PROC_NULL) {
         *flag = 1;
         if (take)
             *message = MPI_MESSAGE_NO_PROC;
-        proc_null_status(status);
+        probe_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
         return MPI_SUCCESS;
     }
     struct faro_unexp *u = look(comm, source, tag, take);
@@ -82,7 +79,7 @@ static int probe(const char *fn, int source, int tag, MPI_Comm comm, int take, i
     *flag = u != NULL;
     if (!u)
         return MPI_SUCCESS;
-    probe_status(u, status);
+    probe_status(status, u->h.m.src, u->h.m.tag, u->h.m.len);
     return take ? make_message(u, comm, message) : MPI_SUCCESS;
 }
 
@@ -122,7 +119,10 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
                 MPI_Request *request)
 {
     FARO_LOCKED;
-    if (!message || *message == MPI_MESSAGE_NULL)
+    if (!message || !request)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Imrecv: %s pointer is NULL",
+                        message ? "request" : "message");
+    if (*message == MPI_MESSAGE_NULL)
         return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
                         "MPI_Imrecv: message is MPI_MESSAGE_NULL (already received?)");
     struct faro_request *r;
@@ -164,6 +164,8 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
                MPI_Status *status)
 {
+    if (!message)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Mrecv: message pointer is NULL");
     FARO_LOCKED;
     MPI_Request r;
     int rc = PMPI_Imrecv(buf, count, type, message, &r);

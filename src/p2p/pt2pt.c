@@ -214,11 +214,20 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_
 
 /* ---- nonblocking ---- */
 
+/* The request argument of a nonblocking or persistent call is NULL. */
+static int no_request(const char *fn, MPI_Comm comm)
+{
+    return faro_err(faro_comm_check(comm) ? MPI_COMM_NULL : comm, MPI_ERR_ARG,
+                    "%s: request pointer is NULL", fn);
+}
+
 #define NONBLOCKING_SEND(NAME, MODE)                                                          \
     _Pragma(FARO_STR(weak MPI_##NAME = PMPI_##NAME))                                          \
     int PMPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,         \
                     MPI_Comm comm, MPI_Request *request)                                      \
     {                                                                                         \
+        if (!request)                                                                         \
+            return no_request("MPI_" #NAME, comm);                                            \
         FARO_LOCKED;                                                                          \
         return faro_post("MPI_" #NAME, FARO_REQ_SEND, MODE, buf, count, type, dest, tag,      \
                          comm, 0, request);                                                   \
@@ -234,6 +243,8 @@ NONBLOCKING_SEND(Ibsend, FARO_MODE_BUFFERED)
 int PMPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                MPI_Request *request)
 {
+    if (!request)
+        return no_request("MPI_Irecv", comm);
     FARO_LOCKED;
     return faro_post("MPI_Irecv", FARO_REQ_RECV, 0, buf, count, type, source, tag, comm, 0,
                      request);
@@ -246,6 +257,8 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI
     int PMPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,         \
                     MPI_Comm comm, MPI_Request *request)                                      \
     {                                                                                         \
+        if (!request)                                                                         \
+            return no_request("MPI_" #NAME, comm);                                            \
         FARO_LOCKED;                                                                          \
         return faro_post("MPI_" #NAME, FARO_REQ_SEND, MODE, buf, count, type, dest, tag,      \
                          comm, 1, request);                                                   \
@@ -260,6 +273,8 @@ PERSISTENT_SEND(Bsend_init, FARO_MODE_BUFFERED)
 int PMPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                    MPI_Request *request)
 {
+    if (!request)
+        return no_request("MPI_Recv_init", comm);
     FARO_LOCKED;
     return faro_post("MPI_Recv_init", FARO_REQ_RECV, 0, buf, count, type, source, tag, comm, 1,
                      request);

@@ -29,8 +29,19 @@ static int req_error(const char *fn, struct faro_request *r)
     return code;
 }
 
+/* The status of a completed request for the program. MPI_ERROR is written
+ * only by the calls that return several statuses (MPI 3.1 3.2.5): a single
+ * completion (Wait, Test, Recv, Mrecv, ...) leaves it as the program set it. */
+static inline void give_status(MPI_Status *st, const MPI_Status *from, int multi)
+{
+    int keep = st->MPI_ERROR;
+    *st = *from;
+    if (!multi)
+        st->MPI_ERROR = keep;
+}
+
 /* Hand a complete request back to the user: status, then release or deactivate. */
-static int finish(const char *fn, MPI_Request *slot, MPI_Status *st)
+static int finish(const char *fn, MPI_Request *slot, MPI_Status *st, int multi)
 {
     struct faro_request *r = *slot;
     int rc;
@@ -47,7 +58,7 @@ static int finish(const char *fn, MPI_Request *slot, MPI_Status *st)
         rc = req_error(fn, r);
     }
     if (st != MPI_STATUS_IGNORE)
-        *st = r->status;
+        give_status(st, &r->status, multi);
     if (r->persistent) {
         r->active = 0;
     } else {
@@ -60,7 +71,7 @@ static int finish(const char *fn, MPI_Request *slot, MPI_Status *st)
 int faro_wait_release(const char *fn, struct faro_request *r, MPI_Status *st)
 {
     FARO_WAIT_UNTIL(r->complete);
-    return finish(fn, &r, st);
+    return finish(fn, &r, st, 0);
 }
 
 /* Null and inactive persistent requests take part in no completion. */
@@ -74,7 +85,7 @@ static int check_reqs(const char *fn, int count, MPI_Request reqs[])
     if (count < 0)
         return faro_err(MPI_COMM_NULL, MPI_ERR_COUNT, "%s: count %d is negative", fn, count);
     if (count > 0 && !reqs)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "%s: request array is NULL", fn);
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: array_of_requests is NULL", fn);
     for (int i = 0; i < count; i++)
         if (reqs[i] != MPI_REQUEST_NULL && faro_req_check(reqs[i]))
             return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
@@ -86,8 +97,9 @@ static int check_reqs(const char *fn, int count, MPI_Request reqs[])
 /* Wait and Test on one request. */
 static int one(const char *fn, MPI_Request *request, int *flag, MPI_Status *status, int block)
 {
-    if (!request)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "%s: request pointer is NULL", fn);
+    if (!request || !flag)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: %s pointer is NULL", fn,
+                        request ? "flag" : "request");
     int rc = check_reqs(fn, 1, request);
     if (rc)
         return rc;
@@ -103,7 +115,7 @@ static int one(const char *fn, MPI_Request *request, int *flag, MPI_Status *stat
     else if (!r->complete)
         faro_progress();
     *flag = r->complete;
-    return *flag ? finish(fn, request, status) : MPI_SUCCESS;
+    return *flag ? finish(fn, request, status, 0) : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Wait = PMPI_Wait
@@ -131,7 +143,7 @@ static int complete_all(const char *fn, int count, MPI_Request reqs[], MPI_Statu
                 faro_status_empty(st);
             continue;
         }
-        if (finish(fn, &reqs[i], st))
+        if (finish(fn, &reqs[i], st, 1))
             err = 1;
     }
     return err ? MPI_ERR_IN_STATUS : MPI_SUCCESS;
@@ -160,6 +172,8 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
 int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
 {
     FARO_LOCKED;
+    if (!flag)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Testall: flag pointer is NULL");
     int rc = check_reqs("MPI_Testall", count, reqs);
     if (rc)
         return rc;
@@ -187,6 +201,9 @@ static int find_any(int count, MPI_Request reqs[])
 static int any(const char *fn, int count, MPI_Request reqs[], int *index, int *flag,
                MPI_Status *status, int block)
 {
+    if (!index || !flag)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: %s pointer is NULL", fn,
+                        index ? "flag" : "index");
     int rc = check_reqs(fn, count, reqs);
     if (rc)
         return rc;
@@ -212,7 +229,7 @@ static int any(const char *fn, int count, MPI_Request reqs[], int *index, int *f
             faro_status_empty(status);
         return MPI_SUCCESS;
     }
-    return finish(fn, &reqs[i], status);
+    return finish(fn, &reqs[i], status, 0);
 }
 
 #pragma weak MPI_Waitany = PMPI_Waitany
@@ -233,6 +250,9 @@ int PMPI_Testany(int count, MPI_Request reqs[], int *index, int *flag, MPI_Statu
 static int some(const char *fn, int count, MPI_Request reqs[], int *outcount, int indices[],
                 MPI_Status sts[], int block)
 {
+    if (!outcount || (count > 0 && !indices))
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: %s is NULL", fn,
+                        outcount ? "array_of_indices" : "outcount");
     int rc = check_reqs(fn, count, reqs);
     if (rc)
         return rc;
@@ -254,7 +274,7 @@ static int some(const char *fn, int count, MPI_Request reqs[], int *outcount, in
             continue;
         MPI_Status *st = sts == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &sts[n];
         indices[n++] = k;
-        if (finish(fn, &reqs[k], st))
+        if (finish(fn, &reqs[k], st, 1))
             err = 1;
     }
     *outcount = n;
@@ -279,6 +299,9 @@ int PMPI_Testsome(int count, MPI_Request reqs[], int *outcount, int indices[], M
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
     FARO_LOCKED;
+    if (!flag)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Request_get_status: flag pointer is "
+                        "NULL");
     if (inactive(request)) {
         *flag = 1;
         if (status != MPI_STATUS_IGNORE)
@@ -296,7 +319,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         rc = faro_err_pass(MPI_COMM_SELF, rc, "MPI_Request_get_status: the query callback "
                            "failed with code %d", rc);
     if (*flag && status != MPI_STATUS_IGNORE)
-        *status = request->status;
+        give_status(status, &request->status, 0);
     return rc;
 }
 
@@ -304,7 +327,9 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 int PMPI_Request_free(MPI_Request *request)
 {
     FARO_LOCKED;
-    if (!request || faro_req_check(*request))
+    if (!request)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Request_free: request pointer is NULL");
+    if (faro_req_check(*request))
         return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
                         "MPI_Request_free: not a valid request (MPI_REQUEST_NULL or freed)");
     struct faro_request *r = *request;
@@ -320,7 +345,9 @@ int PMPI_Request_free(MPI_Request *request)
 int PMPI_Cancel(MPI_Request *request)
 {
     FARO_LOCKED;
-    if (!request || faro_req_check(*request))
+    if (!request)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Cancel: request pointer is NULL");
+    if (faro_req_check(*request))
         return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Cancel: not a valid request");
     struct faro_request *r = *request;
     if (r->kind == FARO_REQ_COLL)
@@ -346,6 +373,9 @@ int PMPI_Cancel(MPI_Request *request)
 #pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
 int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 {
+    if (!status || !flag)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Test_cancelled: %s is NULL",
+                        status ? "flag" : "status");
     *flag = status->faro_cancelled;
     return MPI_SUCCESS;
 }
@@ -354,7 +384,9 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
 int PMPI_Start(MPI_Request *request)
 {
     FARO_LOCKED;
-    if (!request || faro_req_check(*request) || !(*request)->persistent)
+    if (!request)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Start: request pointer is NULL");
+    if (faro_req_check(*request) || !(*request)->persistent)
         return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
                         "MPI_Start: not a persistent request (use MPI_Send_init/MPI_Recv_init)");
     struct faro_request *r = *request;

@@ -105,6 +105,8 @@ int PMPI_Finalize(void)
 #pragma weak MPI_Initialized = PMPI_Initialized
 int PMPI_Initialized(int *flag)
 {
+    if (!flag)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Initialized: flag pointer is NULL");
     *flag = faro.initialized;
     return MPI_SUCCESS;
 }
@@ -112,6 +114,8 @@ int PMPI_Initialized(int *flag)
 #pragma weak MPI_Finalized = PMPI_Finalized
 int PMPI_Finalized(int *flag)
 {
+    if (!flag)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Finalized: flag pointer is NULL");
     *flag = faro.finalized;
     return MPI_SUCCESS;
 }
@@ -133,6 +137,8 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 #pragma weak MPI_Query_thread = PMPI_Query_thread
 int PMPI_Query_thread(int *provided)
 {
+    if (!provided)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Query_thread: provided pointer is NULL");
     *provided = faro.thread_level;
     return MPI_SUCCESS;
 }
@@ -140,6 +146,8 @@ int PMPI_Query_thread(int *provided)
 #pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
 int PMPI_Is_thread_main(int *flag)
 {
+    if (!flag)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Is_thread_main: flag pointer is NULL");
     *flag = faro_thread_is_main(); /* the thread that called MPI_Init(_thread) */
     return MPI_SUCCESS;
 }
@@ -147,6 +155,9 @@ int PMPI_Is_thread_main(int *flag)
 #pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
 int PMPI_Get_processor_name(char *name, int *resultlen)
 {
+    if (!name || !resultlen)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_processor_name: %s is NULL",
+                        name ? "resultlen" : "name");
     if (!faro.hostname[0] && gethostname(faro.hostname, sizeof faro.hostname))
         strcpy(faro.hostname, "localhost");
     snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", faro.hostname);
@@ -166,6 +177,9 @@ int PMPI_Pcontrol(const int level, ...)
 #pragma weak MPI_Get_version = PMPI_Get_version
 int PMPI_Get_version(int *version, int *subversion)
 {
+    if (!version || !subversion)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_version: %s pointer is NULL",
+                        version ? "subversion" : "version");
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
@@ -174,6 +188,9 @@ int PMPI_Get_version(int *version, int *subversion)
 #pragma weak MPI_Get_library_version = PMPI_Get_library_version
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
+    if (!version || !resultlen)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_library_version: %s is NULL",
+                        version ? "resultlen" : "version");
     snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "Faro %s (MPI %d.%d; %s)",
              PACKAGE_VERSION, MPI_VERSION, MPI_SUBVERSION, FARO_BUILD_OPTIONS);
     *resultlen = (int)strlen(version);

@@ -7,7 +7,12 @@
  *   3. Matched probes: two messages with the same tag, A then B. Mprobe takes
  *      A; a later Iprobe sees B (A is no longer matchable); Mrecv gets A;
  *      Improbe polls for B; Imrecv + Wait gets B. The message handle becomes
- *      MPI_MESSAGE_NULL after Mrecv/Imrecv. */
+ *      MPI_MESSAGE_NULL after Mrecv/Imrecv.
+ *   4. The MPI_ERROR field of a status is the program's: every probe and
+ *      every call that completes one receive (Recv, Mrecv, Imrecv + Wait,
+ *      Irecv + Test, Waitany, Sendrecv), also on MPI_PROC_NULL, leaves the
+ *      value the program put there (MPI 3.1 3.2.5: only the calls that
+ *      return several statuses write it). */
 #include "util.h"
 
 #define NSZ 5
@@ -18,6 +23,86 @@ static void check_ints(const int *v, int n, int base, const char *what)
     for (int i = 0; i < n; i++)
         if (v[i] != base + i)
             tu_fail("%s: int %d is %d, expected %d", what, i, v[i], base + i);
+}
+
+/* Phase 4: st->MPI_ERROR must still be the sentinel the program put there. */
+#define SENTINEL MPI_ERR_DIMS
+static void check_untouched(const MPI_Status *st, const char *call)
+{
+    TU_ASSERT(st->MPI_ERROR == SENTINEL, "%s wrote %d into status.MPI_ERROR (the program had "
+              "put %d there; only calls returning several statuses may write it)", call,
+              st->MPI_ERROR, SENTINEL);
+}
+
+static void error_field(int sender, int peer)
+{
+    int v[4] = {1, 2, 3, 4}, w[4];
+    MPI_Status st;
+    MPI_Message m;
+    MPI_Request rq;
+    int flag = 0, idx = -1;
+    if (sender) {
+        tu_token_recv(peer, 39); /* phase 3 ends with "nothing left to receive" */
+        for (int i = 0; i < 7; i++)
+            TU_CHECK(MPI_Send(v, 4, MPI_INT, peer, 40 + i, MPI_COMM_WORLD));
+        TU_CHECK(MPI_Recv(w, 4, MPI_INT, peer, 47, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        return;
+    }
+    tu_token_send(peer, 39);
+    st.MPI_ERROR = SENTINEL;
+    TU_CHECK(MPI_Probe(peer, 40, MPI_COMM_WORLD, &st));
+    check_untouched(&st, "MPI_Probe");
+    while (!flag)
+        TU_CHECK(MPI_Iprobe(peer, 40, MPI_COMM_WORLD, &flag, &st));
+    check_untouched(&st, "MPI_Iprobe");
+    TU_CHECK(MPI_Recv(w, 4, MPI_INT, peer, 40, MPI_COMM_WORLD, &st));
+    check_untouched(&st, "MPI_Recv");
+    TU_CHECK(MPI_Mprobe(peer, 41, MPI_COMM_WORLD, &m, &st));
+    check_untouched(&st, "MPI_Mprobe");
+    TU_CHECK(MPI_Mrecv(w, 4, MPI_INT, &m, &st));
+    check_untouched(&st, "MPI_Mrecv");
+    for (flag = 0; !flag;)
+        TU_CHECK(MPI_Improbe(peer, 42, MPI_COMM_WORLD, &flag, &m, &st));
+    check_untouched(&st, "MPI_Improbe");
+    TU_CHECK(MPI_Imrecv(w, 4, MPI_INT, &m, &rq));
+    TU_CHECK(MPI_Wait(&rq, &st));
+    check_untouched(&st, "MPI_Wait of an MPI_Imrecv");
+    TU_CHECK(MPI_Irecv(w, 4, MPI_INT, peer, 43, MPI_COMM_WORLD, &rq));
+    for (flag = 0; !flag;)
+        TU_CHECK(MPI_Test(&rq, &flag, &st));
+    check_untouched(&st, "MPI_Test of an MPI_Irecv");
+    TU_CHECK(MPI_Irecv(w, 4, MPI_INT, peer, 44, MPI_COMM_WORLD, &rq));
+    TU_CHECK(MPI_Waitany(1, &rq, &idx, &st));
+    check_untouched(&st, "MPI_Waitany");
+    TU_CHECK(MPI_Irecv(w, 4, MPI_INT, peer, 45, MPI_COMM_WORLD, &rq));
+    for (flag = 0; !flag;)
+        TU_CHECK(MPI_Testany(1, &rq, &idx, &flag, &st));
+    check_untouched(&st, "MPI_Testany");
+    TU_CHECK(MPI_Sendrecv(v, 4, MPI_INT, peer, 47, w, 4, MPI_INT, peer, 46, MPI_COMM_WORLD,
+                          &st));
+    check_untouched(&st, "MPI_Sendrecv");
+    /* MPI_PROC_NULL: source MPI_PROC_NULL, tag MPI_ANY_TAG, count 0, error untouched */
+    int count = -1;
+    TU_CHECK(MPI_Mprobe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &m, &st));
+    TU_CHECK(MPI_Get_count(&st, MPI_INT, &count));
+    TU_ASSERT(m == MPI_MESSAGE_NO_PROC && st.MPI_SOURCE == MPI_PROC_NULL &&
+              st.MPI_TAG == MPI_ANY_TAG && count == 0, "Mprobe(MPI_PROC_NULL): message %s, "
+              "source %d tag %d count %d", m == MPI_MESSAGE_NO_PROC ? "NO_PROC" : "not NO_PROC",
+              st.MPI_SOURCE, st.MPI_TAG, count);
+    check_untouched(&st, "MPI_Mprobe(MPI_PROC_NULL)");
+    TU_CHECK(MPI_Mrecv(w, 4, MPI_INT, &m, &st));
+    TU_ASSERT(m == MPI_MESSAGE_NULL && st.MPI_SOURCE == MPI_PROC_NULL,
+              "Mrecv(MPI_MESSAGE_NO_PROC): source %d", st.MPI_SOURCE);
+    check_untouched(&st, "MPI_Mrecv(MPI_MESSAGE_NO_PROC)");
+    TU_CHECK(MPI_Improbe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &flag, &m, &st));
+    check_untouched(&st, "MPI_Improbe(MPI_PROC_NULL)");
+    TU_CHECK(MPI_Imrecv(w, 4, MPI_INT, &m, &rq));
+    TU_CHECK(MPI_Wait(&rq, &st));
+    check_untouched(&st, "MPI_Wait of MPI_Imrecv(MPI_MESSAGE_NO_PROC)");
+    TU_CHECK(MPI_Probe(MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st));
+    check_untouched(&st, "MPI_Probe(MPI_PROC_NULL)");
+    TU_CHECK(MPI_Recv(w, 4, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st));
+    check_untouched(&st, "MPI_Recv(MPI_PROC_NULL)");
 }
 
 int main(int argc, char **argv)
@@ -136,6 +221,7 @@ int main(int argc, char **argv)
             free(rb);
         }
     }
+    error_field(sender, peer);
     free(a);
     free(b);
     tu_finish();

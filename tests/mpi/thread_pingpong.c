@@ -200,29 +200,17 @@ static void *bad_send(void *arg)
     return NULL;
 }
 
-static int env_int(const char *name, int def)
-{
-    const char *e = getenv(name);
-    return e && *e ? atoi(e) : def;
-}
-
 int main(int argc, char **argv)
 {
-    int provided = -1;
-    tu_name = "thread_pingpong";
-    TU_CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided));
-    TU_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &tu_rank));
-    TU_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &tu_size));
-    tu_arm_alarm(120);
-    TU_ASSERT(provided == MPI_THREAD_MULTIPLE, "MPI_Init_thread provided %d", provided);
+    tu_init_multiple(&argc, &argv, "thread_pingpong", 120);
     int q = -1;
     TU_CHECK(MPI_Query_thread(&q));
     TU_ASSERT(q == MPI_THREAD_MULTIPLE, "MPI_Query_thread says %d", q);
     check_thread_main(1);
 
-    nthreads = env_int("TEST_THREADS", 4);
-    iters = env_int("TEST_ITERS", 200);
-    any_mode = env_int("TEST_ANY", 0);
+    nthreads = tu_env_int("TEST_THREADS", 4);
+    iters = tu_env_int("TEST_ITERS", 200);
+    any_mode = tu_env_int("TEST_ANY", 0);
     TU_ASSERT(nthreads >= 1 && nthreads <= MAX_THREADS, "TEST_THREADS=%d (1..%d)", nthreads,
               MAX_THREADS);
     /* an errhandler that calls MPI, raised from a second thread, does not deadlock */

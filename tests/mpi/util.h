@@ -13,9 +13,12 @@
  *                      watchdog alarm: a test that has not finished after
  *                      TEST_ALARM seconds (default 60, 0 = off) prints a
  *                      message and exits 124, so nothing hangs forever.
+ *   tu_init_multiple() the same at MPI_THREAD_MULTIPLE (fails unless provided).
+ *   tu_env_int()       an integer from the environment, or a default.
  *   tu_finish()        MPI_Finalize and a one-line "OK" from rank 0.
  *   tu_fail()          print "<test>: rank R: FAIL: ..." and abort the job.
  *   TU_CHECK(call)     fail with the MPI error string if call != MPI_SUCCESS.
+ *   TU_EXPECT_CLASS(call, cls)  fail unless call returns an error of class cls.
  *   tu_fill()/tu_check_pattern()
  *                      deterministic byte patterns, checked byte for byte;
  *                      a mismatch reports the first differing offset, the
@@ -143,6 +146,24 @@ static inline TU_NORETURN void tu_fail_rc(const char *call, int rc, const char *
             tu_fail_rc(#call, tu_rc_, __FILE__, __LINE__);                     \
     } while (0)
 
+/* The class of an error code (-1 when MPI_Error_class fails), and a check
+ * that a call failed with the given class. */
+static inline int tu_class(int code)
+{
+    int cls = -1;
+    if (MPI_Error_class(code, &cls) != MPI_SUCCESS)
+        return -1;
+    return cls;
+}
+
+#define TU_EXPECT_CLASS(call, cls)                                             \
+    do {                                                                       \
+        int tu_rc_ = (call);                                                   \
+        if (tu_class(tu_rc_) != (cls))                                         \
+            tu_fail("%s:%d: %s gave %s, expected class %d", __FILE__,          \
+                    __LINE__, #call, tu_errstr(tu_rc_), (cls));                \
+    } while (0)
+
 #define TU_ASSERT(cond, ...)                                                   \
     do {                                                                       \
         if (!(cond))                                                           \
@@ -178,6 +199,30 @@ static inline void tu_init(int *argc, char ***argv, const char *name)
     TU_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &tu_rank));
     TU_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &tu_size));
     tu_arm_alarm(60);
+}
+
+/* MPI_Init_thread(MPI_THREAD_MULTIPLE), which must be provided, plus what
+ * tu_init does; the watchdog's default is alarm_s seconds. */
+static inline void tu_init_multiple(int *argc, char ***argv, const char *name, unsigned alarm_s)
+{
+    int provided = -1;
+    tu_name = name;
+    int rc = MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr, "%s: FAIL: MPI_Init_thread returned %d\n", name, rc);
+        exit(1);
+    }
+    TU_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &tu_rank));
+    TU_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &tu_size));
+    tu_arm_alarm(alarm_s);
+    TU_ASSERT(provided == MPI_THREAD_MULTIPLE, "MPI_Init_thread provided %d, not "
+              "MPI_THREAD_MULTIPLE", provided);
+}
+
+static inline int tu_env_int(const char *name, int def)
+{
+    const char *e = getenv(name);
+    return e && *e ? atoi(e) : def;
 }
 
 /* Require at least n ranks; with fewer, rank 0 says why and the test fails. */
