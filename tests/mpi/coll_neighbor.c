@@ -3,12 +3,13 @@
  * _allgatherv, _alltoall, _alltoallv, _alltoallw), blocking and
  * nonblocking (all seven calls below started at once, then completed by
  * MPI_Waitall or by an MPI_Testall loop), on:
- *  - Cartesian grids: 1-D open and periodic, 2-D from MPI_Dims_create, a
- *    periodic dimension of size 1 (every rank its own -1 and +1
- *    neighbour), an open dimension of size 1 (both MPI_PROC_NULL), and 3-D
- *    grids with periodic dimensions of size 1 and 2 (the same rank is the -1
- *    and the +1 neighbour, so only the rule "block 2d of the sender lands in
- *    block 2d+1 of the receiver, and back" tells the blocks apart);
+ *  - Cartesian grids: 1-D open and periodic (and a dup), 2-D from
+ *    MPI_Dims_create, a periodic dimension of size 1 (every rank its own -1
+ *    and +1 neighbour), an open dimension of size 1 (both MPI_PROC_NULL),
+ *    3-D grids with periodic dimensions of size 1 and 2 (the same rank is
+ *    the -1 and the +1 neighbour, so only the rule "block 2d of the sender
+ *    lands in block 2d+1 of the receiver, and back" tells the blocks apart)
+ *    and a ring cut from one of them by MPI_Cart_sub;
  *  - graphs (MPI_Graph_create) with multi-edges and self-loops, one with an
  *    isolated node, and a dup of one;
  *  - distributed graphs from MPI_Dist_graph_create_adjacent and
@@ -376,10 +377,22 @@ static void run(struct topo *t)
 
 /* ---- the topologies ---- */
 
-static void cart(const char *name, int nd, const int *dims, const int *periods)
+/* how: 0 the grid itself, 1 a dup of it, 2 the MPI_Cart_sub of its last
+ * dimension */
+static void cart(const char *name, int nd, const int *dims, const int *periods, int how)
 {
     struct topo t = {name, MPI_COMM_NULL, 0, 0, 0, NULL, NULL, NULL};
     TU_CHECK(MPI_Cart_create(MPI_COMM_WORLD, nd, dims, periods, 0, &t.comm));
+    if (how) {
+        MPI_Comm grid = t.comm;
+        int keep[3] = {0, 0, 0};
+        keep[nd - 1] = 1;
+        if (how == 1)
+            TU_CHECK(MPI_Comm_dup(grid, &t.comm));
+        else
+            TU_CHECK(MPI_Cart_sub(grid, keep, &t.comm));
+        TU_CHECK(MPI_Comm_free(&grid));
+    }
     run(&t);
 }
 
@@ -467,23 +480,25 @@ int main(int argc, char **argv)
 
     int dims[3], periods[3] = {0, 0, 0};
     dims[0] = n;
-    cart("cart 1-D open", 1, dims, periods);
+    cart("cart 1-D open", 1, dims, periods, 0);
     periods[0] = 1;
-    cart("cart 1-D periodic", 1, dims, periods);
+    cart("cart 1-D periodic", 1, dims, periods, 0);
+    cart("cart 1-D periodic (dup)", 1, dims, periods, 1);
     dims[0] = dims[1] = 0;
     TU_CHECK(MPI_Dims_create(n, 2, dims));
     periods[0] = 1, periods[1] = 0;
-    cart("cart 2-D (Dims_create), periodic x open", 2, dims, periods);
+    cart("cart 2-D (Dims_create), periodic x open", 2, dims, periods, 0);
     dims[0] = 1, dims[1] = n, periods[0] = periods[1] = 1;
-    cart("cart 1 x n periodic", 2, dims, periods);
+    cart("cart 1 x n periodic", 2, dims, periods, 0);
     dims[0] = n, dims[1] = 1, periods[0] = periods[1] = 0;
-    cart("cart n x 1 open", 2, dims, periods);
+    cart("cart n x 1 open", 2, dims, periods, 0);
     periods[0] = periods[1] = periods[2] = 1;
     if (n % 2 == 0)
         dims[0] = 2, dims[1] = 1, dims[2] = n / 2;
     else
         dims[0] = 1, dims[1] = 1, dims[2] = n;
-    cart("cart 3-D periodic with sides of 1 and 2", 3, dims, periods);
+    cart("cart 3-D periodic with sides of 1 and 2", 3, dims, periods, 0);
+    cart("cart 3-D periodic, Cart_sub of the last dimension", 3, dims, periods, 2);
 
     /* node r lists r+1, r-1, r, r+1, r-1: two edges each way to each side
      * (four to the one other node when n == 2, five self-loops when n == 1)
