@@ -129,11 +129,14 @@ int faro_coll_err_alias(const char *fn, MPI_Comm comm)
  * blocking and the nonblocking entry point (the communicator, and for the
  * nonblocking ones the request, are checked before) ---- */
 
-static int check_displs(const char *fn, MPI_Comm comm, const int *displs, const char *what)
+/* displs: an array of n displacements (int or MPI_Aint; only its presence
+ * is checked: any value is legal) */
+static int check_displs(const char *fn, MPI_Comm comm, const void *displs, int n,
+                        const char *what)
 {
-    if (!displs)
+    if (!displs && n > 0)
         return faro_err(comm, MPI_ERR_ARG, "%s: %s is NULL (an array of %d displacements)", fn,
-                        what, comm->size);
+                        what, n);
     return MPI_SUCCESS;
 }
 
@@ -179,7 +182,7 @@ static int check_rooted(const char *fn, MPI_Comm comm, const struct rooted_side 
             rc = faro_coll_check_counts(fn, comm, top->counts, comm->size, what);
         }
         if (!rc)
-            rc = check_displs(fn, comm, top->displs, "displs");
+            rc = check_displs(fn, comm, top->displs, comm->size, "displs");
     }
     if (rc)
         return rc;
@@ -296,7 +299,7 @@ int faro_coll_check_allgatherv(const char *fn, MPI_Comm comm, const void *sendbu
     if (!rc)
         rc = faro_coll_check_counts(fn, comm, recvcounts, comm->size, "recvcounts");
     if (!rc)
-        rc = check_displs(fn, comm, displs, "displs");
+        rc = check_displs(fn, comm, displs, comm->size, "displs");
     if (!rc)
         rc = check_allgather_send(fn, comm, sendbuf, sendcount, sendtype, recvbuf);
     if (!rc && recvbuf == MPI_IN_PLACE)
@@ -320,21 +323,22 @@ int faro_coll_check_alltoall(const char *fn, MPI_Comm comm, const void *sendbuf,
     return MPI_SUCCESS;
 }
 
-/* One side of Alltoallv/w: counts and displacements, then the type (v) or
- * the array of types (w: types non-NULL or the error says which is). */
-static int check_alltoall_side(const char *fn, MPI_Comm comm, const int *counts,
-                               const int *displs, MPI_Datatype type, const MPI_Datatype *types,
+/* One side of Alltoallv/w (n blocks): counts and displacements, then the
+ * type (v) or the array of types (w: types non-NULL or the error says which
+ * is). */
+static int check_alltoall_side(const char *fn, MPI_Comm comm, int n, const int *counts,
+                               const void *displs, MPI_Datatype type, const MPI_Datatype *types,
                                int per_block, const char *side)
 {
     char what[16];
     int rc = MPI_SUCCESS;
-    if (!counts_ok(counts, comm->size)) {
+    if (!counts_ok(counts, n)) {
         snprintf(what, sizeof what, "%scounts", side);
-        rc = faro_coll_check_counts(fn, comm, counts, comm->size, what);
+        rc = faro_coll_check_counts(fn, comm, counts, n, what);
     }
-    if (!rc && !displs) {
+    if (!rc && !displs && n > 0) {
         snprintf(what, sizeof what, "%sdispls", side);
-        rc = check_displs(fn, comm, displs, what);
+        rc = check_displs(fn, comm, displs, n, what);
     }
     if (rc)
         return rc;
@@ -344,10 +348,10 @@ static int check_alltoall_side(const char *fn, MPI_Comm comm, const int *counts,
         snprintf(what, sizeof what, "%stype", side);
         return faro_coll_check_type(fn, comm, type, what);
     }
-    if (!types)
+    if (!types && n > 0)
         return faro_err(comm, MPI_ERR_ARG, "%s: %stypes is NULL (an array of %d datatypes)", fn,
-                        side, comm->size);
-    for (int i = 0; i < comm->size; i++)
+                        side, n);
+    for (int i = 0; i < n; i++)
         if (faro_type_check(types[i]))
             return faro_err(comm, MPI_ERR_TYPE, "%s: %stypes[%d] %s", fn, side, i,
                             types[i] == MPI_DATATYPE_NULL
@@ -373,11 +377,11 @@ static int check_alltoall_vw(const char *fn, MPI_Comm comm, const void *sendbuf,
                              const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                              const MPI_Datatype recvtypes[], int per_block)
 {
-    int rc = check_alltoall_side(fn, comm, recvcounts, rdispls, recvtype, recvtypes, per_block,
-                                 "recv");
+    int rc = check_alltoall_side(fn, comm, comm->size, recvcounts, rdispls, recvtype, recvtypes,
+                                 per_block, "recv");
     if (!rc && sendbuf != MPI_IN_PLACE)
-        rc = check_alltoall_side(fn, comm, sendcounts, sdispls, sendtype, sendtypes, per_block,
-                                 "send");
+        rc = check_alltoall_side(fn, comm, comm->size, sendcounts, sdispls, sendtype, sendtypes,
+                                 per_block, "send");
     if (rc)
         return rc;
     if (recvbuf == MPI_IN_PLACE)
@@ -404,5 +408,111 @@ int faro_coll_check_alltoallw(const char *fn, MPI_Comm comm, const void *sendbuf
                               const MPI_Datatype recvtypes[])
 {
     return check_alltoall_vw(fn, comm, sendbuf, sendcounts, sdispls, NULL, sendtypes, recvbuf,
+                             recvcounts, rdispls, NULL, recvtypes, 1);
+}
+
+/* ---- the neighbourhood collectives: blocks counted by the neighbours ---- */
+
+static int no_in_place(const char *fn, MPI_Comm comm, const void *sendbuf, const void *recvbuf)
+{
+    if (sendbuf == MPI_IN_PLACE)
+        return faro_coll_err_in_place(fn, comm, "sendbuf (neighbourhood collectives have no "
+                                      "in-place form)");
+    if (recvbuf == MPI_IN_PLACE)
+        return faro_coll_err_in_place(fn, comm, "recvbuf (neighbourhood collectives have no "
+                                      "in-place form)");
+    return MPI_SUCCESS;
+}
+
+static int any_peer(const int *ranks, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (ranks[i] != MPI_PROC_NULL)
+            return 1;
+    return 0;
+}
+
+/* Uniform blocks (allgather, alltoall) from one buffer into the same one
+ * overlap whenever bytes move both ways. The v/w forms are not checked: a
+ * halo exchange within one array, its blocks apart, is common and works. */
+static int check_uniform_alias(const char *fn, MPI_Comm comm, const struct faro_nbrs *n,
+                               const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               const void *recvbuf, int recvcount, MPI_Datatype recvtype)
+{
+    if (sendbuf == recvbuf && sendbuf && (size_t)sendcount * sendtype->size > 0 &&
+        (size_t)recvcount * recvtype->size > 0 && any_peer(n->out, n->outdeg) &&
+        any_peer(n->in, n->indeg))
+        return faro_coll_err_alias(fn, comm);
+    return MPI_SUCCESS;
+}
+
+int faro_coll_check_neighbor_uniform(const char *fn, MPI_Comm comm, const struct faro_nbrs *n,
+                                     const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                     const void *recvbuf, int recvcount, MPI_Datatype recvtype)
+{
+    int rc = no_in_place(fn, comm, sendbuf, recvbuf);
+    if (!rc)
+        rc = faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
+    if (!rc)
+        rc = faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
+    if (!rc)
+        rc = check_uniform_alias(fn, comm, n, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                 recvtype);
+    return rc;
+}
+
+int faro_coll_check_neighbor_allgatherv(const char *fn, MPI_Comm comm, const struct faro_nbrs *n,
+                                        const void *sendbuf, int sendcount,
+                                        MPI_Datatype sendtype, const void *recvbuf,
+                                        const int recvcounts[], const int displs[],
+                                        MPI_Datatype recvtype)
+{
+    int rc = no_in_place(fn, comm, sendbuf, recvbuf);
+    if (!rc)
+        rc = faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
+    if (!rc)
+        rc = faro_coll_check_type(fn, comm, recvtype, "recvtype");
+    if (!rc)
+        rc = faro_coll_check_counts(fn, comm, recvcounts, n->indeg, "recvcounts");
+    if (!rc)
+        rc = check_displs(fn, comm, displs, n->indeg, "displs");
+    return rc;
+}
+
+/* Neighbor_alltoallv (one type a side) and _alltoallw (arrays of types). */
+static int check_neighbor_vw(const char *fn, MPI_Comm comm, const struct faro_nbrs *n,
+                             const void *sendbuf, const int sendcounts[], const void *sdispls,
+                             MPI_Datatype sendtype, const MPI_Datatype sendtypes[],
+                             const void *recvbuf, const int recvcounts[], const void *rdispls,
+                             MPI_Datatype recvtype, const MPI_Datatype recvtypes[], int per_block)
+{
+    int rc = no_in_place(fn, comm, sendbuf, recvbuf);
+    if (!rc)
+        rc = check_alltoall_side(fn, comm, n->outdeg, sendcounts, sdispls, sendtype, sendtypes,
+                                 per_block, "send");
+    if (!rc)
+        rc = check_alltoall_side(fn, comm, n->indeg, recvcounts, rdispls, recvtype, recvtypes,
+                                 per_block, "recv");
+    return rc;
+}
+
+int faro_coll_check_neighbor_alltoallv(const char *fn, MPI_Comm comm, const struct faro_nbrs *n,
+                                       const void *sendbuf, const int sendcounts[],
+                                       const int sdispls[], MPI_Datatype sendtype,
+                                       const void *recvbuf, const int recvcounts[],
+                                       const int rdispls[], MPI_Datatype recvtype)
+{
+    return check_neighbor_vw(fn, comm, n, sendbuf, sendcounts, sdispls, sendtype, NULL, recvbuf,
+                             recvcounts, rdispls, recvtype, NULL, 0);
+}
+
+int faro_coll_check_neighbor_alltoallw(const char *fn, MPI_Comm comm, const struct faro_nbrs *n,
+                                       const void *sendbuf, const int sendcounts[],
+                                       const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                       const void *recvbuf, const int recvcounts[],
+                                       const MPI_Aint rdispls[],
+                                       const MPI_Datatype recvtypes[])
+{
+    return check_neighbor_vw(fn, comm, n, sendbuf, sendcounts, sdispls, NULL, sendtypes, recvbuf,
                              recvcounts, rdispls, NULL, recvtypes, 1);
 }

@@ -58,7 +58,7 @@ enum {
     FARO_COLL_TAG_REDUCE_SCATTER = -10,
     FARO_COLL_TAG_SCAN = -11,
     FARO_COLL_TAG_EXSCAN = -12,
-    /* intercommunicator steps (inter.c, inter_reduce.c): -13 .. -30 */
+    /* intercommunicator steps (inter.c, inter_reduce.c): -13 .. -21 */
     FARO_COLL_TAG_INTER_BARRIER = -13,
     FARO_COLL_TAG_INTER_BCAST = -14,
     FARO_COLL_TAG_INTER_GATHER = -15,
@@ -68,6 +68,8 @@ enum {
     FARO_COLL_TAG_INTER_REDUCE = -19,
     FARO_COLL_TAG_INTER_ALLREDUCE = -20,
     FARO_COLL_TAG_INTER_REDUCE_SCATTER = -21,
+    /* the five neighbourhood collectives (neighbor.c); -23 .. -30 free */
+    FARO_COLL_TAG_NEIGHBOR = -22,
 };
 
 /* Sizes inside algorithms. The thresholds of the algorithm choice are the
@@ -244,6 +246,31 @@ int faro_coll_check_alltoallw(const char *fn, MPI_Comm comm, const void *sendbuf
                               const MPI_Datatype sendtypes[], const void *recvbuf,
                               const int recvcounts[], const int rdispls[],
                               const MPI_Datatype recvtypes[]);
+/* The neighbourhood collectives: the same checks, with the blocks counted
+ * by the neighbours (n from faro_nbrs_get: indegree receive blocks,
+ * outdegree send blocks); MPI_IN_PLACE is refused on either side, and
+ * arrays may be NULL where their degree is 0. */
+struct faro_nbrs;
+/* Neighbor_allgather and Neighbor_alltoall: one count and type a side. */
+int faro_coll_check_neighbor_uniform(const char *fn, MPI_Comm comm, const struct faro_nbrs *n,
+                                     const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                     const void *recvbuf, int recvcount, MPI_Datatype recvtype);
+int faro_coll_check_neighbor_allgatherv(const char *fn, MPI_Comm comm, const struct faro_nbrs *n,
+                                        const void *sendbuf, int sendcount,
+                                        MPI_Datatype sendtype, const void *recvbuf,
+                                        const int recvcounts[], const int displs[],
+                                        MPI_Datatype recvtype);
+int faro_coll_check_neighbor_alltoallv(const char *fn, MPI_Comm comm, const struct faro_nbrs *n,
+                                       const void *sendbuf, const int sendcounts[],
+                                       const int sdispls[], MPI_Datatype sendtype,
+                                       const void *recvbuf, const int recvcounts[],
+                                       const int rdispls[], MPI_Datatype recvtype);
+int faro_coll_check_neighbor_alltoallw(const char *fn, MPI_Comm comm, const struct faro_nbrs *n,
+                                       const void *sendbuf, const int sendcounts[],
+                                       const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                       const void *recvbuf, const int recvcounts[],
+                                       const MPI_Aint rdispls[],
+                                       const MPI_Datatype recvtypes[]);
 /* MPI_IN_PLACE given where the standard does not allow it */
 int faro_coll_err_in_place(const char *fn, MPI_Comm comm, const char *which);
 /* sendbuf == recvbuf without MPI_IN_PLACE */
@@ -436,6 +463,56 @@ faro_coll_bcast_fn faro_coll_bcast_node_aware;
 faro_coll_reduce_fn faro_coll_reduce_node_aware;
 faro_coll_allreduce_fn faro_coll_allreduce_node_aware;
 faro_coll_allgather_fn faro_coll_allgather_node_aware;
+
+/* ---- neighbourhood collectives (neighbor.c, nbc_neighbor.c) ----
+ * Block i of the receive side comes from in[i], block i of the send side
+ * goes to out[i], the neighbours in the order faro_topo_neighbors gives them
+ * (MPI_PROC_NULL: nothing moves, the block is left alone). */
+struct faro_nbrs {
+    int indeg, outdeg;
+    const int *in, *out; /* the topology's own lists */
+    int cart;            /* a Cartesian topology: see faro_nbrs_post */
+};
+/* comm is an intracommunicator with a topology on which neighbourhood
+ * collectives are defined (MPI_ERR_COMM, MPI_ERR_TOPOLOGY otherwise); the
+ * answer is the same at every rank. Then n holds this rank's neighbours. */
+int faro_nbrs_get(const char *fn, MPI_Comm comm, struct faro_nbrs *n);
+/* One message of an exchange: recv or send of (buf, count, type) with peer. */
+typedef int faro_nbrs_post_fn(void *ctx, int recv, void *buf, int count, MPI_Datatype t,
+                              int peer);
+/* Hand every message of one neighbourhood exchange to post, in the order
+ * they must be posted on one tag: the receives first, then the sends
+ * (same_block: every destination gets send's block 0, the allgathers).
+ * Blocks with MPI_PROC_NULL or of zero bytes are left out. Stops at the
+ * first error post returns. */
+int faro_nbrs_post(const struct faro_nbrs *n, const struct faro_coll_blocks *send,
+                   int same_block, const struct faro_coll_blocks *recv,
+                   faro_nbrs_post_fn *post, void *ctx);
+/* The nonblocking exchange (nbc_neighbor.c): one round of those messages. */
+int faro_nbrs_schedule(const char *fn, MPI_Comm comm, const struct faro_nbrs *n,
+                       const struct faro_coll_blocks *send, int same_block,
+                       const struct faro_coll_blocks *recv, MPI_Request *request);
+/* Each collective, checked and run: blocking, or (nonblocking set) started
+ * as a schedule whose request goes to *request. faro_neighbor_uniform serves
+ * allgather (same_block: the one send buffer to every destination) and
+ * alltoall (a block each). */
+int faro_neighbor_uniform(const char *fn, int same_block, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm, int nonblocking,
+                          MPI_Request *request);
+int faro_neighbor_allgatherv(const char *fn, const void *sendbuf, int sendcount,
+                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                             const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                             int nonblocking, MPI_Request *request);
+int faro_neighbor_alltoallv(const char *fn, const void *sendbuf, const int sendcounts[],
+                            const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                            const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                            MPI_Comm comm, int nonblocking, MPI_Request *request);
+int faro_neighbor_alltoallw(const char *fn, const void *sendbuf, const int sendcounts[],
+                            const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                            void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                            const MPI_Datatype recvtypes[], MPI_Comm comm, int nonblocking,
+                            MPI_Request *request);
 
 /* ---- intercommunicators (inter.c, inter_reduce.c) ----
  * Each MPI entry point hands an intercommunicator (comm->inter) to these

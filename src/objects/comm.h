@@ -127,8 +127,17 @@ void faro_topo_free(struct faro_topo *t);
 /* The neighbours of this process in comm's topology, in the order the
  * neighbourhood collectives use: sources in[0..indeg) and destinations
  * out[0..outdeg) (Cartesian: per dimension the -1 then the +1 neighbour,
- * MPI_PROC_NULL off a non-periodic edge; graph: the node's edges both ways).
- * Both arrays are malloc'd for the caller to free. -1: no topology / memory. */
-int faro_topo_neighbors(MPI_Comm comm, int *indeg, int **in, int *outdeg, int **out);
+ * MPI_PROC_NULL off a non-periodic edge; graph: the node's edges both ways,
+ * as MPI_Graph_neighbors gives them; distributed graph: as
+ * MPI_Dist_graph_neighbors gives them). The arrays belong to the topology and
+ * live as long as comm. Returns the kind (MPI_CART, MPI_GRAPH,
+ * MPI_DIST_GRAPH), or -1 when comm has no topology. */
+int faro_topo_neighbors(MPI_Comm comm, int *indeg, const int **in, int *outdeg,
+                        const int **out);
+/* comm (a live intracommunicator) has a topology on which neighbourhood
+ * collectives are defined: MPI_SUCCESS, else MPI_ERR_TOPOLOGY raised under fn
+ * (no topology; a graph whose adjacency matrix is not symmetric). The answer
+ * is the same at every process of comm. */
+int faro_topo_check_neighborhood(const char *fn, MPI_Comm comm);
 
 #endif

@@ -31,18 +31,58 @@ struct faro_topo *faro_topo_alloc(int kind, size_t n)
     return t;
 }
 
-static struct faro_topo *cart_new(int ndims, const int *dims, const int *periods)
+static void coords_of(const struct faro_topo *t, int rank, int *coords)
 {
-    struct faro_topo *t = faro_topo_alloc(MPI_CART, 2 * (size_t)ndims);
+    for (int i = t->ndims - 1; i >= 0; i--) {
+        coords[i] = rank % t->dims[i];
+        rank /= t->dims[i];
+    }
+}
+
+/* The ranks disp steps before (source) and after (dest) rank along direction,
+ * or MPI_PROC_NULL off a non-periodic edge. */
+static void shift(const struct faro_topo *t, int rank, int direction, int disp, int *source,
+                  int *dest)
+{
+    int coords[t->ndims];
+    coords_of(t, rank, coords);
+    int d = t->dims[direction], here = coords[direction], stride = 1;
+    for (int i = t->ndims - 1; i > direction; i--)
+        stride *= t->dims[i];
+    int base = rank - here * stride;
+    long to[2] = {(long)here - disp, (long)here + disp};
+    int *out[2] = {source, dest};
+    for (int k = 0; k < 2; k++) {
+        long c = to[k];
+        if (t->periods[direction]) {
+            c %= d;
+            if (c < 0)
+                c += d;
+        } else if (c < 0 || c >= d) {
+            *out[k] = MPI_PROC_NULL;
+            continue;
+        }
+        *out[k] = base + (int)c * stride;
+    }
+}
+
+/* The grid as seen from rank (its neighbours are kept for the neighbourhood
+ * collectives). */
+static struct faro_topo *cart_new(int ndims, const int *dims, const int *periods, int rank)
+{
+    struct faro_topo *t = faro_topo_alloc(MPI_CART, 4 * (size_t)ndims);
     if (!t)
         return NULL;
     t->ndims = ndims;
     t->dims = t->data;
     t->periods = t->dims + ndims;
+    t->nbrs = t->periods + ndims;
     for (int i = 0; i < ndims; i++) {
         t->dims[i] = dims[i];
         t->periods[i] = periods[i] != 0;
     }
+    for (int i = 0; i < ndims; i++)
+        shift(t, rank, i, 1, &t->nbrs[2 * i], &t->nbrs[2 * i + 1]);
     return t;
 }
 
@@ -60,6 +100,7 @@ struct faro_topo *faro_topo_dup(const struct faro_topo *old)
     memcpy(t, old, sizeof *t + old->n * sizeof(int));
     t->dims = rebase(old, t, old->dims);
     t->periods = rebase(old, t, old->periods);
+    t->nbrs = rebase(old, t, old->nbrs);
     t->index = rebase(old, t, old->index);
     t->edges = rebase(old, t, old->edges);
     t->sources = rebase(old, t, old->sources);
@@ -86,14 +127,6 @@ static int no_cart(const char *fn, MPI_Comm comm)
         if (!(c)->topo || (c)->topo->kind != MPI_CART)                                        \
             return no_cart(fn, c);                                                            \
     } while (0)
-
-static void coords_of(const struct faro_topo *t, int rank, int *coords)
-{
-    for (int i = t->ndims - 1; i >= 0; i--) {
-        coords[i] = rank % t->dims[i];
-        rank /= t->dims[i];
-    }
-}
 
 /* Checks ndims/dims/periods of a grid description; *cells its size (capped
  * at INT_MAX + 1 so overflow cannot pass for a fit). */
@@ -168,7 +201,9 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     int rc = check_grid(fn, comm_old, ndims, dims, periods, &cells);
     if (rc)
         return rc;
-    struct faro_topo *t = comm_old->rank < cells ? cart_new(ndims, dims, periods) : NULL;
+    /* the first cells ranks keep their rank */
+    struct faro_topo *t =
+        comm_old->rank < cells ? cart_new(ndims, dims, periods, comm_old->rank) : NULL;
     return faro_topo_comm(fn, comm_old, (int)cells, t, comm_cart);
 }
 
@@ -283,28 +318,7 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
                         direction, t->ndims - 1);
     if (!rank_source || !rank_dest)
         return faro_err(comm, MPI_ERR_ARG, "%s: rank_source or rank_dest is NULL", fn);
-    int coords[t->ndims];
-    coords_of(t, comm->rank, coords);
-    int d = t->dims[direction], here = coords[direction], stride = 1;
-    for (int i = t->ndims - 1; i > direction; i--)
-        stride *= t->dims[i];
-    int base = comm->rank - here * stride;
-    /* neighbour at here + delta along direction, or MPI_PROC_NULL off a
-     * non-periodic edge */
-    long to[2] = {(long)here - disp, (long)here + disp};
-    int *out[2] = {rank_source, rank_dest};
-    for (int k = 0; k < 2; k++) {
-        long c = to[k];
-        if (t->periods[direction]) {
-            c %= d;
-            if (c < 0)
-                c += d;
-        } else if (c < 0 || c >= d) {
-            *out[k] = MPI_PROC_NULL;
-            continue;
-        }
-        *out[k] = base + (int)c * stride;
-    }
+    shift(t, comm->rank, direction, disp, rank_source, rank_dest);
     return MPI_SUCCESS;
 }
 
@@ -329,21 +343,13 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
             n *= t->dims[i];
         }
     int *world = malloc((size_t)n * sizeof(int));
-    struct faro_topo *sub = cart_new(keep, sub_dims, sub_periods);
-    uint32_t ctx;
-    int rc = faro_ctx_agree(fn, comm, world && sub, &ctx);
-    if (rc || !world || !sub) {
-        free(world);
-        free(sub);
-        return rc ? rc : faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    }
     /* walk the kept dimensions like an odometer from this process's corner */
     coords_of(t, comm->rank, coords);
     for (int i = 0; i < nd; i++)
         if (remain_dims[i])
             coords[i] = 0;
     int me = 0;
-    for (int k = 0; k < n; k++) {
+    for (int k = 0; k < n && world; k++) {
         int r = 0;
         for (int i = 0; i < nd; i++)
             r = r * t->dims[i] + coords[i];
@@ -357,6 +363,14 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
                 break;
             coords[i] = 0;
         }
+    }
+    struct faro_topo *sub = cart_new(keep, sub_dims, sub_periods, me);
+    uint32_t ctx;
+    int rc = faro_ctx_agree(fn, comm, world && sub, &ctx);
+    if (rc || !world || !sub) {
+        free(world);
+        free(sub);
+        return rc ? rc : faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
     MPI_Comm c = faro_comm_new(comm, ctx, n, world, me);
     if (!c) {

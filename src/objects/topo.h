@@ -14,9 +14,14 @@ struct faro_topo {
     /* MPI_CART */
     int ndims;
     int *dims, *periods;
+    int *nbrs;                     /* this process's neighbours: per dimension the -1,
+                                    * then the +1 one (MPI_PROC_NULL off an edge) */
     /* MPI_GRAPH: the whole graph, as MPI_Graph_create took it */
     int nnodes, nedges;
     int *index, *edges;
+    /* a pair of nodes (i, j) where i lists j more or fewer times than j lists
+     * i, or {-1, -1}: neighbourhood collectives need a symmetric graph */
+    int asym[2];
     /* MPI_DIST_GRAPH: this process's edges */
     int indegree, outdegree, weighted;
     int *sources, *sweights, *dests, *dweights;

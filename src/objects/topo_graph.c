@@ -4,8 +4,10 @@
  * gives its own edges) and MPI_Dist_graph_create (any process gives any
  * edges; they are delivered to both ends with one Alltoall of counts and
  * one Alltoallv of the edges). reorder is ignored: ranks keep their order.
- * Also faro_topo_neighbors(), the neighbour lists that neighbourhood
- * collectives use.
+ * Also what neighbourhood collectives ask of a topology:
+ * faro_topo_neighbors() (the neighbour lists, in the standard's order) and
+ * faro_topo_check_neighborhood() (a topology exists; a graph is symmetric,
+ * which MPI_Graph_create records while every process holds the whole graph).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +60,44 @@ static int check_graph(const char *fn, MPI_Comm comm, int nnodes, const int inde
     return MPI_SUCCESS;
 }
 
+static int cmp_ll(const void *a, const void *b)
+{
+    long long x = *(const long long *)a, y = *(const long long *)b;
+    return (x > y) - (x < y);
+}
+
+/* Neighbourhood collectives on a graph need its adjacency matrix symmetric
+ * (MPI 3.1 section 7.6): every pair of nodes lists each other equally often.
+ * The edges i->j and their reversals j->i, sorted, are equal lists exactly
+ * then; at the first place they differ the smaller key names a pair whose
+ * counts differ. Every process holds the whole graph, so all find the same
+ * pair and a neighbourhood collective fails everywhere alike. Out of memory
+ * leaves the graph marked symmetric (the check is skipped, not the graph). */
+static void find_asymmetry(struct faro_topo *t)
+{
+    size_t ne = (size_t)t->nedges;
+    long long n = t->nnodes, *fwd = malloc((2 * ne + 1) * sizeof *fwd);
+    t->asym[0] = t->asym[1] = -1;
+    if (!fwd)
+        return;
+    long long *rev = fwd + ne;
+    for (int i = 0, e = 0; i < t->nnodes; i++)
+        for (; e < t->index[i]; e++) {
+            fwd[e] = i * n + t->edges[e];
+            rev[e] = t->edges[e] * n + i;
+        }
+    qsort(fwd, ne, sizeof *fwd, cmp_ll);
+    qsort(rev, ne, sizeof *rev, cmp_ll);
+    for (size_t e = 0; e < ne; e++)
+        if (fwd[e] != rev[e]) {
+            long long key = fwd[e] < rev[e] ? fwd[e] : rev[e];
+            t->asym[0] = (int)(key / n);
+            t->asym[1] = (int)(key % n);
+            break;
+        }
+    free(fwd);
+}
+
 #pragma weak MPI_Graph_create = PMPI_Graph_create
 int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[],
                       int reorder, MPI_Comm *comm_graph)
@@ -80,6 +120,7 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
         t->edges = t->data + nnodes;
         memcpy(t->index, index, (size_t)nnodes * sizeof(int));
         memcpy(t->edges, edges, (size_t)nedges * sizeof(int));
+        find_asymmetry(t);
     }
     return faro_topo_comm(fn, comm_old, nnodes, t, comm_graph);
 }
@@ -390,43 +431,51 @@ int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int
 
 /* ---- neighbour lists for neighbourhood collectives ---- */
 
-int faro_topo_neighbors(MPI_Comm comm, int *indeg, int **in, int *outdeg, int **out)
+int faro_topo_neighbors(MPI_Comm comm, int *indeg, const int **in, int *outdeg,
+                        const int **out)
 {
     const struct faro_topo *t = comm->topo;
-    int ni, no;
-    const int *src = NULL, *dst = NULL;
     if (!t)
         return -1;
     if (t->kind == MPI_CART) {
-        ni = no = 2 * t->ndims;
+        *indeg = *outdeg = 2 * t->ndims;
+        *in = *out = t->nbrs;
     } else if (t->kind == MPI_GRAPH) {
         int r = comm->rank, first = r ? t->index[r - 1] : 0;
-        ni = no = t->index[r] - first;
-        src = dst = t->edges + first;
+        *indeg = *outdeg = t->index[r] - first;
+        *in = *out = t->edges + first;
     } else {
-        ni = t->indegree;
-        no = t->outdegree;
-        src = t->sources;
-        dst = t->dests;
+        *indeg = t->indegree;
+        *outdeg = t->outdegree;
+        *in = t->sources;
+        *out = t->dests;
     }
-    int *a = malloc(((size_t)ni + 1) * sizeof(int)), *b = malloc(((size_t)no + 1) * sizeof(int));
-    if (!a || !b) {
-        free(a);
-        free(b);
-        return -1;
+    return t->kind;
+}
+
+/* times node i lists node j */
+static int edge_count(const struct faro_topo *t, int i, int j)
+{
+    int n = 0;
+    for (int e = i ? t->index[i - 1] : 0; e < t->index[i]; e++)
+        n += t->edges[e] == j;
+    return n;
+}
+
+int faro_topo_check_neighborhood(const char *fn, MPI_Comm comm)
+{
+    const struct faro_topo *t = comm->topo;
+    if (!t)
+        return faro_err(comm, MPI_ERR_TOPOLOGY, "%s: the communicator has no process topology "
+                        "(neighbourhood collectives need one made by MPI_Cart_create, "
+                        "MPI_Graph_create or MPI_Dist_graph_create(_adjacent))", fn);
+    if (t->kind == MPI_GRAPH && t->asym[0] >= 0) {
+        int i = t->asym[0], j = t->asym[1];
+        return faro_err(comm, MPI_ERR_TOPOLOGY, "%s: the graph is not symmetric: node %d lists "
+                        "node %d %d times but node %d lists node %d %d times (neighbourhood "
+                        "collectives on an MPI_Graph_create graph need every pair of nodes to "
+                        "list each other equally often)", fn, i, j, edge_count(t, i, j), j, i,
+                        edge_count(t, j, i));
     }
-    if (t->kind == MPI_CART) {
-        /* per dimension: the neighbour at -1, then at +1 (MPI_PROC_NULL off an edge) */
-        for (int d = 0; d < t->ndims; d++)
-            PMPI_Cart_shift(comm, d, 1, &a[2 * d], &a[2 * d + 1]);
-        memcpy(b, a, (size_t)no * sizeof(int));
-    } else {
-        memcpy(a, src, (size_t)ni * sizeof(int));
-        memcpy(b, dst, (size_t)no * sizeof(int));
-    }
-    *indeg = ni;
-    *outdeg = no;
-    *in = a;
-    *out = b;
-    return 0;
+    return MPI_SUCCESS;
 }

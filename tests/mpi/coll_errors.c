@@ -9,17 +9,7 @@
 
 static void expect(int rc, int cls, const char *fn, const char *what)
 {
-    int got = -1;
-    if (rc == MPI_SUCCESS)
-        tu_fail("%s: %s succeeded, expected error class %d", fn, what, cls);
-    MPI_Error_class(rc, &got);
-    if (got != cls)
-        tu_fail("%s: %s gave class %d (%s), expected %d", fn, what, got, tu_errstr(rc), cls);
-    char msg[MPI_MAX_ERROR_STRING];
-    int len;
-    MPI_Error_string(rc, msg, &len);
-    if (!strstr(msg, fn))
-        tu_fail("%s: %s: message \"%s\" does not name the function", fn, what, msg);
+    tu_expect(rc, cls, fn, what);
 }
 
 static void still_works(void)

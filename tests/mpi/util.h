@@ -19,6 +19,8 @@
  *   tu_fail()          print "<test>: rank R: FAIL: ..." and abort the job.
  *   TU_CHECK(call)     fail with the MPI error string if call != MPI_SUCCESS.
  *   TU_EXPECT_CLASS(call, cls)  fail unless call returns an error of class cls.
+ *   tu_expect()        fail unless a call returned an error of a given class
+ *                      whose message names the function.
  *   tu_fill()/tu_check_pattern()
  *                      deterministic byte patterns, checked byte for byte;
  *                      a mismatch reports the first differing offset, the
@@ -131,6 +133,24 @@ static inline const char *tu_errstr(int code)
         cls = -1;
     snprintf(buf, sizeof buf, "code %d (class %d): %s", code, cls, s);
     return buf;
+}
+
+static inline int tu_class(int code);
+
+/* rc must be an error of class cls whose message names fn (the MPI
+ * function that raised it); what says which case this was. */
+static inline void tu_expect(int rc, int cls, const char *fn, const char *what)
+{
+    if (rc == MPI_SUCCESS)
+        tu_fail("%s: %s succeeded, expected error class %d", fn, what, cls);
+    int got = tu_class(rc);
+    if (got != cls)
+        tu_fail("%s: %s gave class %d (%s), expected %d", fn, what, got, tu_errstr(rc), cls);
+    char msg[MPI_MAX_ERROR_STRING];
+    int len;
+    MPI_Error_string(rc, msg, &len);
+    if (!strstr(msg, fn))
+        tu_fail("%s: %s: message \"%s\" does not name the function", fn, what, msg);
 }
 
 static inline TU_NORETURN void tu_fail_rc(const char *call, int rc, const char *file,
