@@ -91,7 +91,7 @@ static int has_line(const char *text, const char *prefix, const char *suffix)
 START_TEST(test_choices_match_table)
 {
     for (int k = 0; k < FARO_COLL_NKINDS; k++) {
-        char want[1024] = "auto", name[64], upper[64];
+        char want[1024] = "auto", name[96], upper[64];
         const char *kn = faro_coll_kind_name((enum faro_coll_kind)k);
         for (int a = 0; a < FARO_ALG_COUNT; a++)
             if (faro_coll_algs[a].kind == (enum faro_coll_kind)k)
