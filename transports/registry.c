@@ -1,5 +1,10 @@
-/* The transports compiled into this library, in default preference order, and
- * the shared "not supported" stubs of transport.h. */
+/* The transports compiled into this library, in default preference order,
+ * the parsing of a list of their names, and the shared "not supported" stubs
+ * of transport.h. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "transport.h"
 
 extern const faro_tp_ops_t faro_tp_self_ops;
@@ -12,6 +17,49 @@ const faro_tp_ops_t *const faro_transports[] = {
     &faro_tp_tcp_ops,
     NULL,
 };
+
+/* The next name of a list: its start (NULL at the end) and length in *len. */
+static const char *next_name(const char *p, size_t *len)
+{
+    while (*p == ',' || isspace((unsigned char)*p))
+        p++;
+    const char *e = p;
+    while (*e && *e != ',' && !isspace((unsigned char)*e))
+        e++;
+    *len = (size_t)(e - p);
+    return *len ? p : NULL;
+}
+
+int faro_tp_list_pos(const char *list, const char *name)
+{
+    size_t n = strlen(name), len;
+    int pos = 0;
+    for (const char *p = list; (p = next_name(p, &len)); p += len, pos++)
+        if (len == n && !strncmp(p, name, n))
+            return pos;
+    return -1;
+}
+
+int faro_tp_list_check(const char *list, char *err, size_t errlen)
+{
+    size_t len;
+    for (const char *p = list; (p = next_name(p, &len)); p += len) {
+        int found = 0;
+        for (int i = 0; faro_transports[i]; i++)
+            found |= strlen(faro_transports[i]->name) == len &&
+                     !strncmp(faro_transports[i]->name, p, len);
+        if (found)
+            continue;
+        char known[256] = "";
+        for (int i = 0; faro_transports[i]; i++)
+            snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "",
+                     faro_transports[i]->name);
+        snprintf(err, errlen, "FARO_TRANSPORTS=%s: unknown transport '%.*s' (built in: %s)",
+                 list, (int)len, p, known);
+        return -1;
+    }
+    return 0;
+}
 
 int faro_tp_unsupported_listen(faro_tp_t *tp, const uint8_t *key, size_t keylen, unsigned *port)
 {

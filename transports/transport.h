@@ -335,6 +335,12 @@ typedef struct faro_tp_ops {
 
 /* The transports built into this library, in default preference order; NULL-terminated. */
 extern const faro_tp_ops_t *const faro_transports[];
+/* A list of transport names as FARO_TRANSPORTS spells it (separated by commas
+ * or spaces): the position of name in it, -1 when absent; and a check that
+ * every name in it is built in (-1 with err naming the stranger and the
+ * transports there are). MPI_Init and faro_info judge the list alike. */
+int faro_tp_list_pos(const char *list, const char *name);
+int faro_tp_list_check(const char *list, char *err, size_t errlen);
 
 /* Shared "not supported" stubs, for ops a transport does not offer. */
 int faro_tp_unsupported_listen(faro_tp_t *tp, const uint8_t *key, size_t keylen,

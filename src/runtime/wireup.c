@@ -20,7 +20,6 @@
  * so a peer that connects to us arrives through the transport we would have
  * chosen for it.
  */
-#include <ctype.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,53 +142,10 @@ static int ncores(void)
     return n > 0 ? (int)n : 1;
 }
 
-/* The next name in a comma/space separated list: its start (NULL at the end)
- * and its length in *len. */
-static const char *next_name(const char *p, size_t *len)
-{
-    while (*p == ',' || isspace((unsigned char)*p))
-        p++;
-    const char *e = p;
-    while (*e && *e != ',' && !isspace((unsigned char)*e))
-        e++;
-    *len = (size_t)(e - p);
-    return *len ? p : NULL;
-}
-
 /* Position of a transport in FARO_TRANSPORTS, -1 when not listed. */
 static int listed(const char *name)
 {
-    size_t n = strlen(name), len;
-    int pos = 0;
-    for (const char *p = faro_tun_str(FARO_TUN_TRANSPORTS); (p = next_name(p, &len)); p += len) {
-        if (len == n && !strncmp(p, name, n))
-            return pos;
-        pos++;
-    }
-    return -1;
-}
-
-static int check_transport_list(char *err, size_t errlen)
-{
-    const char *list = faro_tun_str(FARO_TUN_TRANSPORTS);
-    char known[256] = "";
-    for (int i = 0; faro_transports[i]; i++) {
-        strcat(known, i ? ", " : "");
-        strcat(known, faro_transports[i]->name);
-    }
-    size_t len;
-    for (const char *p = list; (p = next_name(p, &len)); p += len) {
-        int found = 0;
-        for (int i = 0; faro_transports[i]; i++)
-            if (strlen(faro_transports[i]->name) == len &&
-                !strncmp(faro_transports[i]->name, p, len))
-                found = 1;
-        if (!found)
-            return snprintf(err, errlen,
-                            "FARO_TRANSPORTS=%s: unknown transport '%.*s' (built in: %s)", list,
-                            (int)len, p, known), -1;
-    }
-    return 0;
+    return faro_tp_list_pos(faro_tun_str(FARO_TUN_TRANSPORTS), name);
 }
 
 static int init_transports(char *err, size_t errlen)
@@ -375,7 +331,7 @@ int faro_wireup(char *err, size_t errlen)
     if (faro_pmi_get("faro-key", val, sizeof val) ||
         hex_decode(val, job_key, sizeof job_key) != KEYLEN)
         return snprintf(err, errlen, "no job key from rank 0"), -1;
-    if (check_transport_list(err, errlen))
+    if (faro_tp_list_check(faro_tun_str(FARO_TUN_TRANSPORTS), err, errlen))
         return -1;
 
     /* The CPUs this node's ranks may share, read before binding narrows this

@@ -96,20 +96,6 @@ static void print_caps(uint32_t caps)
 }
 
 /* Is `name` in the comma-separated FARO_TRANSPORTS list? */
-static int listed(const char *list, const char *name)
-{
-    size_t n = strlen(name);
-    for (const char *p = list; *p;) {
-        while (*p == ' ' || *p == ',')
-            p++;
-        size_t w = strcspn(p, ", ");
-        if (w == n && strncmp(p, name, n) == 0)
-            return 1;
-        p += w;
-    }
-    return 0;
-}
-
 static void no_ep_lost(void *core, void *ctx, int orderly, const char *why) {}
 
 /* A secret for the probe only; a transport may want one at init. */
@@ -197,7 +183,7 @@ static void show_transports(void)
         printf("  %-6s ", ops->name);
         if (rc == FARO_TP_OK) {
             printf("usable");
-            if (strcmp(ops->name, "self") != 0 && !listed(allowed, ops->name))
+            if (strcmp(ops->name, "self") != 0 && faro_tp_list_pos(allowed, ops->name) < 0)
                 printf(" (but not in FARO_TRANSPORTS=%s)", allowed);
             printf("\n");
             print_attr(ops, tp, &attr);
@@ -384,6 +370,11 @@ int main(int argc, char **argv)
         return 1;
     }
     faro_log_level = (int)faro_tun_int(FARO_TUN_VERBOSE);
+    /* The environment is judged as MPI_Init would judge it. */
+    if (faro_tp_list_check(faro_tun_str(FARO_TUN_TRANSPORTS), err, sizeof err) != 0) {
+        faro_error("%s", err);
+        return 1;
+    }
     if (coll || all) {
         if (faro_coll_select_init(err, sizeof err) != 0) {
             faro_error("%s", err);

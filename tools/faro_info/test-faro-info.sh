@@ -38,6 +38,15 @@ case $err in
     *) fail "unexpected message for a bad value: $err" ;;
 esac
 
+# A transport list MPI_Init would refuse is refused here too, with its message.
+err=$(FARO_TRANSPORTS=shm,nosuch "$info" 2>&1 >/dev/null)
+rc=$?
+[ $rc -eq 1 ] || fail "FARO_TRANSPORTS=shm,nosuch exited $rc, not 1"
+case $err in
+    *"FARO_TRANSPORTS=shm,nosuch: unknown transport 'nosuch' (built in: self, shm, tcp"*) ;;
+    *) fail "unexpected message for an unknown transport: $err" ;;
+esac
+
 err=$(FARO_EAGR_LIMIT=1 "$info" --tunables 2>&1 >/dev/null)
 case $err in
     *"FARO_EAGR_LIMIT is not a Faro tunable (did you mean FARO_EAGER_LIMIT?)"*) ;;
