@@ -14,5 +14,8 @@ void faro_log_print(const char *kind, const char *fmt, ...) __attribute__((forma
 #define faro_warn(...) faro_log_print("warning", __VA_ARGS__)
 #define faro_info(lvl, ...) \
     do { if (faro_log_level >= (lvl)) faro_log_print("info", __VA_ARGS__); } while (0)
+/* FARO_VERBOSE=3: one line per protocol step of every message (slow). */
+#define faro_trace(...) \
+    do { if (__builtin_expect(faro_log_level >= 3, 0)) faro_log_print("trace", __VA_ARGS__); } while (0)
 
 #endif

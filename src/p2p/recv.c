@@ -12,6 +12,7 @@
 #include "p2p/header.h"
 #include "p2p/match.h"
 #include "p2p/request.h"
+#include "base/log.h"
 
 static void set_status(struct faro_request *r, const struct faro_hdr_match *m)
 {
@@ -195,6 +196,11 @@ static void rndv_matched(struct faro_request *r, int peer, const struct faro_hdr
     if (h->rkey_len && (t->attr.caps & FARO_TP_CAP_GET) &&
         t->ops->rkey_unpack(t->tp, pe->ep, key, h->rkey_len, &r->rkey) != FARO_TP_OK)
         r->rkey = NULL;
+    faro_trace("rendezvous from rank %d (context %u, tag %d, %zu of %llu bytes): %s", peer,
+               h->m.ctx, h->m.tag, n, (unsigned long long)h->m.len,
+               !r->rkey ? "asking for the pipeline (CTS)"
+               : (t->attr.caps & FARO_TP_CAP_SINGLE_COPY) ? "single-copy get"
+                                                           : "asynchronous get");
     if (r->rkey && (t->attr.caps & FARO_TP_CAP_SINGLE_COPY)) {
         r->rreq = h->m.sreq;
         rndv_pull(r, pe, h, n);
@@ -287,6 +293,8 @@ static void on_eager(void *core, void *ctx, const void *hdr, size_t hdrlen, cons
     int peer = ((struct faro_peer *)ctx)->rank;
     struct faro_hdr_match m;
     memcpy(&m, hdr, sizeof m);
+    faro_trace("eager from rank %d (context %u, tag %d, %llu bytes)", peer, m.ctx, m.tag,
+               (unsigned long long)m.len);
     struct faro_mq *q = faro_mq_get(m.ctx);
     struct faro_request *r = faro.peers[peer].placed;
     if (r)
@@ -356,6 +364,8 @@ static void on_rts(void *core, void *ctx, const void *hdr, size_t hdrlen, const 
         rndv_matched(r, peer, &h, data);
         return;
     }
+    faro_trace("RTS from rank %d (context %u, tag %d, %llu bytes): unexpected", peer, h.m.ctx,
+               h.m.tag, (unsigned long long)h.m.len);
     struct faro_unexp *u = calloc(1, sizeof *u);
     if (u && (h.m.flags & FARO_HDR_RKEY_DATA) && (u->data = malloc(len ? len : 1)))
         memcpy(u->data, data, len); /* the key travels with the record */
@@ -388,6 +398,8 @@ int faro_recv_start(struct faro_request *r)
 {
     struct faro_mq *q = faro_mq_get(r->comm->context_id);
     struct faro_unexp *u = faro_mq_find_unexp(q, r->rank, r->tag, 1);
+    faro_trace("receive posted (context %u, source %d, tag %d): %s", r->comm->context_id,
+               r->rank, r->tag, u ? "takes an unexpected message" : "waits");
     if (u)
         faro_recv_take_unexp(r, u);
     else

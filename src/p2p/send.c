@@ -220,6 +220,10 @@ static int send_rts(struct faro_request *r, struct faro_peer *p)
     }
     r->pending = 1; /* FIN, or the last DATA fragment */
     size_t hdrlen = offsetof(struct faro_hdr_rts, rkey) + (keylen ? 0 : h.rkey_len);
+    faro_trace("RTS to rank %d: %s%s", r->peer,
+               !h.rkey_len ? "no remote key (the receiver asks for the pipeline)"
+               : keylen    ? "remote key in the payload" : "remote key in the header",
+               progressive ? ", packing while the receiver reads" : "");
     faro_send_ctrl_data(r->peer, FARO_AM_RTS, &h, hdrlen, key, keylen);
     for (size_t off = 0; progressive && off < r->len; off += FARO_PACK_CHUNK) {
         size_t n = r->len - off < FARO_PACK_CHUNK ? r->len - off : FARO_PACK_CHUNK;
@@ -232,6 +236,9 @@ static int send_rts(struct faro_request *r, struct faro_peer *p)
 int faro_send_start(struct faro_request *r)
 {
     struct faro_peer *p = faro_peer_get(r->peer);
+    faro_trace("send to rank %d (context %u, tag %d): %zu bytes %s over %s", r->peer,
+               r->comm->context_id, r->tag, r->len,
+               r->len > p->eager_limit ? "by rendezvous" : "eagerly", p->t->ops->name);
     if (r->len > p->eager_limit)
         return send_rts(r, p);
     if (!r->data) { /* non-contiguous: packed whole, it is small */
@@ -281,6 +288,8 @@ static void on_cts(void *core, void *ctx, const void *hdr, size_t hdrlen, const 
     struct faro_hdr_cts c;
     memcpy(&c, hdr, sizeof c);
     struct faro_request *r = (struct faro_request *)(uintptr_t)c.sreq;
+    faro_trace("CTS from rank %d: pipelining %zu bytes in fragments of %zu",
+               ((struct faro_peer *)ctx)->rank, r->len, ((struct faro_peer *)ctx)->frag);
     r->rreq = c.rreq;
     r->off = 0;
     r->inflight = 0;
@@ -294,6 +303,9 @@ static void on_fin_ack(void *core, void *ctx, const void *hdr, size_t hdrlen,
     struct faro_hdr_ack a;
     memcpy(&a, hdr, sizeof a);
     struct faro_request *r = (struct faro_request *)(uintptr_t)a.sreq;
+    faro_trace("%s from rank %d: the send of %zu bytes is %s", r->reg ? "FIN" : "ACK",
+               ((struct faro_peer *)ctx)->rank, r->len,
+               r->pending == 1 ? "complete" : "matched");
     if (r->reg) {
         struct faro_transport *t = faro.peers[r->peer].t;
         t->ops->mem_dereg(t->tp, r->reg);
