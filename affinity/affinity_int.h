@@ -14,7 +14,17 @@ struct faro_hwtopo {
     int this_machine;         /* 1: the running system, so binding means something */
     int ncores, npus;
     hwloc_obj_type_t core_type; /* HWLOC_OBJ_CORE, or PU when the topology has no cores */
+    /* This machine, seen from a process its launcher confined (taskset, a
+     * cgroup, srun): the topology is cut down to the cpus the process may
+     * use, so every mapping stays inside them; machine is the whole node's. */
+    int restricted;
+    hwloc_bitmap_t machine;
 };
+
+/* Replace rank r's cpus in a placement (the report of a rank left as its
+ * launcher bound it shows where it really runs). 0 or -1 (out of memory). */
+int faro_placement_set(const struct faro_hwtopo *t, struct faro_placement *pl, int r,
+                       hwloc_const_cpuset_t set);
 
 /* faro_hwtopo_load with I/O devices (io = 1) or without them (io = 0: no NIC
  * is known, but loading the real machine is several times faster). */

@@ -18,14 +18,12 @@
 #include "affinity_int.h"
 
 /* A process its launcher already bound (taskset, srun --cpu-bind) has a
- * narrower affinity than the node: the default policy leaves it alone. */
+ * narrower affinity than the node: the default policy leaves it alone. The
+ * topology was cut down to those cpus (topology.c), so the whole node's set
+ * says whether it was. */
 static int bound_by_launcher(const struct faro_hwtopo *t)
 {
-    hwloc_bitmap_t cur = hwloc_bitmap_alloc();
-    int narrower = cur && hwloc_get_cpubind(t->topo, cur, HWLOC_CPUBIND_PROCESS) == 0 &&
-                   !hwloc_bitmap_isincluded(hwloc_topology_get_topology_cpuset(t->topo), cur);
-    hwloc_bitmap_free(cur);
-    return narrower;
+    return t->restricted;
 }
 
 static void set_omp_env(int cpus_per_rank)
@@ -67,6 +65,9 @@ int faro_affinity_init(int local_rank, int local_size, const char *host, int ran
         note = " (model topology FARO_TOPOLOGY: not bound)";
     } else if (pl.bound && p.bind_to == FARO_BIND_DEFAULT && bound_by_launcher(t)) {
         note = " (left as the launcher bound it)";
+        /* Report where it runs: every cpu it was given. */
+        if (faro_placement_set(t, &pl, local_rank, hwloc_topology_get_topology_cpuset(t->topo)))
+            note = " (left as the launcher bound it; out of memory for the report)";
     } else if (pl.bound) {
         hwloc_bitmap_t set = hwloc_bitmap_alloc();
         for (const int *pu = pl.pus[local_rank]; *pu >= 0; pu++)

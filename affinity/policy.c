@@ -276,6 +276,14 @@ static int store_set(const struct faro_hwtopo *t, struct faro_placement *pl, int
     return 0;
 }
 
+int faro_placement_set(const struct faro_hwtopo *t, struct faro_placement *pl, int r,
+                       hwloc_const_cpuset_t set)
+{
+    free(pl->pus[r]);
+    pl->pus[r] = NULL;
+    return store_set(t, pl, r, set);
+}
+
 void faro_placement_free(struct faro_placement *pl)
 {
     if (pl->pus)
@@ -332,11 +340,27 @@ int faro_map(const struct faro_hwtopo *t, const struct faro_policy *p, int nrank
             if (!hwloc_get_pu_obj_by_os_index(t->topo, (unsigned)list[i])) {
                 char all[256];
                 faro_cpuset_list(hwloc_topology_get_topology_cpuset(t->topo), all, sizeof all);
-                snprintf(err, errlen, "--map-by/FARO_MAP_BY cpu-list:%s: cpu %d is not on this "
-                         "node; its cpus (OS numbers) are %s", p->cpu_list, list[i], all);
+                if (t->restricted && hwloc_bitmap_isset(t->machine, (unsigned)list[i]))
+                    snprintf(err, errlen, "--map-by/FARO_MAP_BY cpu-list:%s: cpu %d is not one "
+                             "of the cpus this job was given (%s; taskset, cgroup or the "
+                             "batch system confined it)", p->cpu_list, list[i], all);
+                else
+                    snprintf(err, errlen, "--map-by/FARO_MAP_BY cpu-list:%s: cpu %d is not on "
+                             "this node; its cpus (OS numbers) are %s", p->cpu_list, list[i],
+                             all);
                 free(list);
                 return -1;
             }
+        /* The list is the user's placement, but two ranks on one cpu is a
+         * pile-up the docs promise to point out. */
+        for (int i = 0; i < nlist && i < nranks * cpr && !out->warning[0]; i++)
+            for (int j = 0; j < i; j++)
+                if (list[i] == list[j]) {
+                    snprintf(out->warning, sizeof out->warning, "--map-by/FARO_MAP_BY "
+                             "cpu-list:%.64s: cpu %d is given to rank %d and to rank %d, which "
+                             "will share it", p->cpu_list, list[i], j / cpr, i / cpr);
+                    break;
+                }
         nunits = nlist;
     }
     if (cpr > nunits) {

@@ -25,6 +25,29 @@ static int looks_like_file(const char *spec)
            access(spec, F_OK) == 0;
 }
 
+/* Cut the machine's topology down to the cpus this process may run on: a
+ * launcher that confined it (taskset -c 1 mpiexec ...) gave the job those cpus
+ * and no others, so mapping and binding must stay inside them, and a report
+ * must not show cpus the process cannot use. */
+static int restrict_to_allowed(struct faro_hwtopo *t, char *err, size_t errlen)
+{
+    hwloc_bitmap_t cur = hwloc_bitmap_alloc();
+    t->machine = hwloc_bitmap_dup(hwloc_topology_get_topology_cpuset(t->topo));
+    if (!cur || !t->machine) {
+        hwloc_bitmap_free(cur);
+        snprintf(err, errlen, "out of memory loading the topology");
+        return -1;
+    }
+    if (hwloc_get_cpubind(t->topo, cur, HWLOC_CPUBIND_PROCESS) == 0 &&
+        hwloc_bitmap_intersects(cur, t->machine) && !hwloc_bitmap_isincluded(t->machine, cur)) {
+        hwloc_bitmap_and(cur, cur, t->machine);
+        if (hwloc_topology_restrict(t->topo, cur, 0) == 0)
+            t->restricted = 1;
+    }
+    hwloc_bitmap_free(cur);
+    return 0;
+}
+
 int faro_hwtopo_load(const char *spec, struct faro_hwtopo **out, char *err, size_t errlen)
 {
     return faro_hwtopo_load_io(spec, 1, out, err, errlen);
@@ -72,6 +95,8 @@ int faro_hwtopo_load_io(const char *spec, int io, struct faro_hwtopo **out, char
         goto fail;
     }
     t->this_machine = hwloc_topology_is_thissystem(t->topo);
+    if (t->this_machine && restrict_to_allowed(t, err, errlen))
+        goto fail;
     t->core_type = HWLOC_OBJ_CORE;
     t->ncores = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_CORE);
     t->npus = hwloc_get_nbobjs_by_type(t->topo, HWLOC_OBJ_PU);
@@ -87,6 +112,7 @@ int faro_hwtopo_load_io(const char *spec, int io, struct faro_hwtopo **out, char
     *out = t;
     return 0;
 fail:
+    hwloc_bitmap_free(t->machine);
     hwloc_topology_destroy(t->topo);
     free(t);
     return -1;
@@ -96,6 +122,7 @@ void faro_hwtopo_free(struct faro_hwtopo *t)
 {
     if (!t)
         return;
+    hwloc_bitmap_free(t->machine);
     hwloc_topology_destroy(t->topo);
     free(t);
 }

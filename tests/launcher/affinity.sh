@@ -58,6 +58,35 @@ got=$(sed -n 's/.*cpus \([0-9][0-9,-]*\).*/\1/p' "$OUT.out" | tr '\n' ' ')
 run 0 --dry-run -n 2 --map-by numa:span --bind-to numa --topology "$MODELS/rx7640.xml"
 got=$(sed -n 's/.*cpus \([0-9][0-9,-]*\).*/\1/p' "$OUT.out" | tr '\n' ' ')
 [ "$got" = "0-7 8-15 " ] || fail "--dry-run numa:span bind numa: cpus $got, expected 0-7 8-15"
+# A launcher confined to one cpu (taskset): ranks map inside it, never outside,
+# and the report shows the cpu they really run on.
+if [ "$nproc_here" -ge 2 ] && command -v taskset >/dev/null 2>&1; then
+    last=$(echo "$all" | sed 's/.*[,-]//')
+    run 0 -n 2 --report-bindings taskset -c "$last" "$PRINT" # each rank confined
+    cat "$OUT.out" "$OUT.err" >"$OUT.all"
+    for r in 0 1; do
+        [ "$(seen $r)" = "$last" ] || fail "confined rank $r runs on $(seen $r), not $last"
+        [ "$(reported $r)" = "$last" ] ||
+            fail "confined rank $r: the report says cpus $(reported $r), it runs on $last"
+    done
+    timeout 60 taskset -c "$last" "$MPIEXEC" -n 1 --bind-to core --report-bindings "$PRINT" \
+        >"$OUT.out" 2>"$OUT.err" </dev/null || fail "taskset -c $last mpiexec --bind-to core failed"
+    cat "$OUT.out" "$OUT.err" >"$OUT.all"
+    [ "$(seen 0)" = "$last" ] || fail "--bind-to core under taskset -c $last bound to $(seen 0)"
+    [ "$(reported 0)" = "$last" ] || fail "--bind-to core under taskset -c $last reported $(reported 0)"
+    timeout 60 taskset -c "$last" "$MPIEXEC" -n 2 --report-bindings "$PRINT" \
+        >"$OUT.out" 2>"$OUT.err" </dev/null || fail "taskset -c $last mpiexec -n 2 failed"
+    cat "$OUT.out" "$OUT.err" >"$OUT.all"
+    for r in 0 1; do
+        [ "$(reported $r)" = "$last" ] ||
+            fail "under taskset -c $last rank $r is reported on $(reported $r)"
+    done
+fi
+
+# Two ranks given the same cpu in a cpu-list: a warning, as the docs promise.
+run 0 -n 2 --map-by cpu-list:0,0 "$PRINT"
+grep -q "cpu 0 is given to rank 0 and to rank 1" "$OUT.err" || fail "no warning for cpu-list:0,0"
+
 # A bad value is the library's to refuse: MPI_Init fails naming the option.
 timeout 30 "$MPIEXEC" -n 1 --map-by sockets "$PRINT" >"$OUT.out" 2>"$OUT.err" </dev/null &&
     fail "--map-by sockets was accepted"
