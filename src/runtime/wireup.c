@@ -173,8 +173,12 @@ static int init_transports(char *err, size_t errlen)
         if (rc != FARO_TP_OK) {
             t->tp = NULL;
             tp_why[i] = strdup(why[0] ? why : "init failed");
-            if (listed(t->ops->name) >= 0)
-                faro_info(1, "transport %s unusable: %s", t->ops->name, tp_why[i]);
+            /* Asked for, and the job has peers it would carry: say once per
+             * node, without FARO_VERBOSE, that the others carry them instead. */
+            if (listed(t->ops->name) >= 0 && faro.size > 1 && faro.local_rank == 0)
+                faro_warn("transport %s is in FARO_TRANSPORTS but unusable here: %s; the "
+                          "other listed transports carry its traffic (leave it out of "
+                          "FARO_TRANSPORTS to silence this)", t->ops->name, tp_why[i]);
             continue;
         }
         faro_p2p_handlers(t);

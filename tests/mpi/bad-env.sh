@@ -30,6 +30,11 @@ expect fail "FARO_TRANSPORTS=tcp,bogus: unknown transport 'bogus' (built in: sel
 expect fail "FARO_TCP_IF=nosuch0 matches no" FARO_TRANSPORTS=tcp FARO_TCP_IF=nosuch0
 expect ok "FARO_EAGR_LIMIT is not a Faro tunable (did you mean FARO_EAGER_LIMIT?)" \
     FARO_EAGR_LIMIT=4k
+# A listed transport that cannot work here: the job goes on without it, and
+# says so (it used to be silent, and to warn "accept: Bad file descriptor").
+expect ok "transport tcp is in FARO_TRANSPORTS but unusable here: FARO_TCP_IF=nosuch0" \
+    FARO_TCP_IF=nosuch0
+grep -q "Bad file descriptor" "$OUT.err" && fail "FARO_TCP_IF=nosuch0: a warning about a closed descriptor"
 # A /dev/shm too small for the queues: shm says so and names the fix; with only
 # shm allowed the job cannot start, with the default list it goes over tcp.
 # Needs a private mount namespace (root): skipped where unshare cannot make one.
@@ -43,7 +48,11 @@ if unshare -m true 2>/dev/null; then
     echo "ok: /dev/shm too small, shm only"
     small FARO_SHM_SLOTS=64 timeout 30 "$MPIEXEC" -n 2 "$HELLO" >"$OUT.out" 2>"$OUT.err" \
         </dev/null || fail "a 1 MiB /dev/shm: no fallback to tcp"
-    echo "ok: /dev/shm too small, fallback to tcp"
+    # The fallback is said once per node, without FARO_VERBOSE.
+    n=$(grep -c "transport shm is in FARO_TRANSPORTS but unusable here: /dev/shm has 1.0 MiB" \
+        "$OUT.err")
+    [ "$n" -eq 1 ] || fail "the fallback to tcp was reported $n times, not once"
+    echo "ok: /dev/shm too small, fallback to tcp, said once"
 else
     echo "skip: /dev/shm size checks (no private mount namespace here)"
 fi
