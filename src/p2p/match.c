@@ -1,5 +1,7 @@
 #include "p2p/match.h"
+#include "base/tunables.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "mpi.h"
@@ -30,6 +32,37 @@ struct faro_mq *faro_mq_get(uint32_t ctx)
     return mq_table[ctx];
 }
 
+size_t faro_unexp_bytes;
+
+void faro_unexp_alloc(struct faro_unexp *u, size_t len)
+{
+    size_t limit = (size_t)faro_tun_int(FARO_TUN_UNEXPECTED_LIMIT);
+    if (faro_unexp_bytes + len > limit) {
+        char have[32], lim[32];
+        snprintf(have, sizeof have, "%.1f MiB", (double)faro_unexp_bytes / 1048576.0);
+        snprintf(lim, sizeof lim, "%s", faro_tun_str(FARO_TUN_UNEXPECTED_LIMIT));
+        faro_fatal(MPI_ERR_NO_MEM, "messages that arrived before their receives hold %s here, "
+                   "and a %zu-byte one from rank %d (tag %d) would pass "
+                   "FARO_UNEXPECTED_LIMIT=%s: post the receives earlier, or let the sender "
+                   "wait (MPI_Ssend), or raise FARO_UNEXPECTED_LIMIT", have, len, u->peer,
+                   u->h.m.tag, lim);
+    }
+    u->data = malloc(len ? len : 1);
+    if (!u->data)
+        faro_fatal(MPI_ERR_NO_MEM, "out of memory for an arriving message of %zu bytes from "
+                   "rank %d (unexpected messages already hold %zu bytes here)", len, u->peer,
+                   faro_unexp_bytes);
+    u->held = len;
+    faro_unexp_bytes += len;
+}
+
+void faro_unexp_free(struct faro_unexp *u)
+{
+    faro_unexp_bytes -= u->held;
+    free(u->data);
+    free(u);
+}
+
 void faro_mq_free_all(void)
 {
     for (uint32_t i = 0; i < mq_cap; i++) {
@@ -39,8 +72,7 @@ void faro_mq_free_all(void)
         while (q->unexp) {
             struct faro_unexp *u = q->unexp;
             q->unexp = u->next;
-            free(u->data);
-            free(u);
+            faro_unexp_free(u);
         }
         free(q);
     }
@@ -68,8 +100,7 @@ int faro_mq_drop(uint32_t ctx)
             tail = u;
             continue;
         }
-        free(u->data);
-        free(u);
+        faro_unexp_free(u);
         dropped++;
     }
     q->unexp = keep;

@@ -23,6 +23,7 @@ struct faro_unexp {
     struct faro_hdr_rts h;     /* h.m for EAGER */
     char *data;                /* EAGER: the payload so far */
     size_t have;               /* EAGER: bytes arrived */
+    size_t held;               /* bytes of data counted in faro_unexp_bytes */
     struct faro_request *req;  /* matched receive still taking fragments */
 };
 
@@ -48,6 +49,13 @@ struct faro_request *faro_mq_take_posted(struct faro_mq *q, int src, int tag);
 int faro_mq_unpost(struct faro_mq *q, struct faro_request *r);
 
 void faro_mq_add_unexp(struct faro_mq *q, struct faro_unexp *u);
+/* Memory held by unexpected messages' payloads at this process, bounded by
+ * FARO_UNEXPECTED_LIMIT: faro_unexp_alloc gives u a payload buffer of len
+ * bytes and ends the job with the numbers and the knob when that would pass
+ * the bound; faro_unexp_free releases a record and its payload. */
+extern size_t faro_unexp_bytes;
+void faro_unexp_alloc(struct faro_unexp *u, size_t len);
+void faro_unexp_free(struct faro_unexp *u);
 /* First unexpected message matching (src, tag), either may be a wildcard;
  * removed when take is set. */
 struct faro_unexp *faro_mq_find_unexp(struct faro_mq *q, int src, int tag, int take);

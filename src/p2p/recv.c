@@ -321,10 +321,7 @@ static void on_eager(void *core, void *ctx, const void *hdr, size_t hdrlen, cons
         eager_matched(r, u, data, len);
         return;
     }
-    u->data = malloc(m.len ? m.len : 1);
-    if (!u->data)
-        faro_fatal(MPI_ERR_NO_MEM, "out of memory for an arriving message of %zu bytes",
-                   (size_t)m.len);
+    faro_unexp_alloc(u, (size_t)m.len);
     memcpy(u->data, data, len);
     faro_mq_add_unexp(q, u);
 }
@@ -346,8 +343,7 @@ static void on_eager_cont(void *core, void *ctx, const void *hdr, size_t hdrlen,
     faro.peers[peer].eager_in = NULL;
     if (u->req) { /* matched: done with the record */
         faro_recv_finish(u->req);
-        free(u->data);
-        free(u);
+        faro_unexp_free(u);
     }
 }
 
@@ -382,16 +378,13 @@ void faro_recv_take_unexp(struct faro_request *r, struct faro_unexp *u)
 {
     if (u->kind == FARO_AM_RTS) {
         rndv_matched(r, u->peer, &u->h, u->data);
-        free(u->data);
-        free(u);
+        faro_unexp_free(u);
         return;
     }
     int done = u->have == u->h.m.len;
     eager_matched(r, u, u->data, u->have);
-    if (done) {
-        free(u->data);
-        free(u);
-    }
+    if (done)
+        faro_unexp_free(u);
 }
 
 int faro_recv_start(struct faro_request *r)

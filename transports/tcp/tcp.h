@@ -33,6 +33,11 @@
  * finalize): an end of file after it is an orderly close, one before it is a
  * lost peer.
  *
+ * Copies of small messages that the socket does not take at once wait in the
+ * endpoint's queue up to FARO_TCP_SEND_QUEUE bytes; beyond it send_inline says
+ * "again", and the core's send waits for the socket (back-pressure, as over
+ * shm) instead of the queue growing without bound.
+ *
  * Before a connection authenticated, it may send only a hello of bounded size
  * (TCP_MAX_KEY): a silent or slow connection is closed after
  * FARO_TCP_AUTH_TIMEOUT, at most TCP_MAX_PREAUTH of them are kept (the oldest
@@ -107,6 +112,7 @@ struct tcp_sq {
     void *arg;
     int cur, iovcnt;
     int ctl;
+    size_t copied;              /* bytes of the caller's data copied in (send_inline) */
     struct iovec *iov;          /* points into the same allocation */
     size_t framelen;
     uint8_t frame[sizeof(struct tcp_frame) + FARO_TP_MAX_HDR];
@@ -155,6 +161,7 @@ struct faro_tp_ep {
     uint8_t key[TCP_MAX_KEY];   /* the key our attempt presents (port endpoints) */
     size_t keylen;
     struct tcp_sq *qhead, **qtail;
+    size_t qcopied;             /* copies held in the queue, at most tp->qmax */
     struct tcp_in *in;          /* the reading side of the pair's connection */
     int bye;                    /* it said goodbye: its EOF is orderly */
     int closed;                 /* we disconnected it */
@@ -186,6 +193,7 @@ struct faro_tp {
     int npreauth;               /* connections that have not authenticated */
     double accept_paused_until; /* out of descriptors: stop accepting until then */
     double auth_timeout;        /* FARO_TCP_AUTH_TIMEOUT, seconds */
+    size_t qmax;                /* FARO_TCP_SEND_QUEUE: copies queued per endpoint */
     long refused;               /* connections refused, for rate-limited warnings */
     double warned_at;
     int finalizing;

@@ -162,6 +162,7 @@ static int tcp_init(faro_tp_t **out, const faro_tp_env_t *env, faro_tp_attr_t *a
     tp->env = env;
     tp->listen.fd = tp->epfd = -1;
     tp->auth_timeout = (double)faro_tun_int(FARO_TUN_TCP_AUTH_TIMEOUT);
+    tp->qmax = (size_t)faro_tun_int(FARO_TUN_TCP_SEND_QUEUE);
     if (env->job_key_len > TCP_MAX_KEY) {
         snprintf(why, whylen, "job key of %zu bytes is longer than %d", env->job_key_len,
                  TCP_MAX_KEY);

@@ -30,6 +30,7 @@ static struct tcp_sq *tcp_sq_new(int niov, size_t copy)
     e->arg = NULL;
     e->cur = 0;
     e->ctl = 0;
+    e->copied = 0;
     e->iovcnt = niov;
     e->iov = (struct iovec *)(e + 1);
     e->framelen = 0;
@@ -124,6 +125,9 @@ int tcp_send_inline(faro_tp_t *tp, struct faro_tp_ep *ep, unsigned kind, const v
         return FARO_TP_ERR;
     }
     size_t fl = tcp_frame_build(frame, kind, hdr, hdrlen, len), total = fl + len;
+    /* The queue of copies is full: the caller's send waits (back-pressure). */
+    if (!tcp_can_write(p) && p->qcopied + total > tp->qmax)
+        return FARO_TP_AGAIN;
     if (tcp_can_write(p)) {
         struct iovec v[2] = { { frame, fl }, { (void *)data, len } };
         ssize_t r = tcp_writev(tp, p, v, len ? 2 : 1);
@@ -145,6 +149,8 @@ int tcp_send_inline(faro_tp_t *tp, struct faro_tp_ep *ep, unsigned kind, const v
         memcpy(c, (const uint8_t *)data + (w - fl), total - w);
     }
     e->iov[0] = (struct iovec){ c, total - w };
+    e->copied = total - w;
+    p->qcopied += e->copied;
     tcp_sq_append(tp, p, e);
     return FARO_TP_DONE;
 }
@@ -246,6 +252,7 @@ int tcp_flush(faro_tp_t *tp, struct faro_tp_ep *p)
         }
         while ((e = fin)) {
             fin = e->next;
+            p->qcopied -= e->copied;
             if (e->done)
                 e->done(e->arg, 0);
             free(e);
@@ -284,6 +291,7 @@ void tcp_queue_fail(struct faro_tp_ep *p, int status)
         p->qhead = e->next;
         if (!p->qhead)
             p->qtail = &p->qhead;
+        p->qcopied -= e->copied;
         if (e->done)
             e->done(e->arg, status);
         free(e);
