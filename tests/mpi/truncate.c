@@ -12,11 +12,17 @@
 
 static void expect_trunc(int rc, const char *what, int n)
 {
-    int cls = -1;
+    int cls = -1, len;
     TU_ASSERT(rc != MPI_SUCCESS, "%s: %d bytes into a smaller buffer returned MPI_SUCCESS", what, n);
     TU_CHECK(MPI_Error_class(rc, &cls));
     TU_ASSERT(cls == MPI_ERR_TRUNCATE, "%s: expected MPI_ERR_TRUNCATE (%d), got %s", what,
               MPI_ERR_TRUNCATE, tu_errstr(rc));
+    /* The message gives the real sizes: what came and what fitted. */
+    char msg[MPI_MAX_ERROR_STRING], want[64];
+    TU_CHECK(MPI_Error_string(rc, msg, &len));
+    snprintf(want, sizeof want, "has %d bytes", n);
+    TU_ASSERT(strstr(msg, want) != NULL, "%s: the message \"%s\" does not say \"%s\"", what,
+              msg, want);
 }
 
 int main(int argc, char **argv)
