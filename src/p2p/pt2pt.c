@@ -33,8 +33,14 @@ static int check_args(const char *fn, MPI_Comm comm, const void *buf, int count,
         return faro_err(comm, MPI_ERR_TYPE, "%s: %s", fn,
                         type == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL"
                                                   : "argument is not a committed datatype");
-    if (!buf && count > 0 && type->size > 0 && type->predefined)
-        return faro_err(comm, MPI_ERR_BUFFER, "%s: buffer is NULL but count is %d", fn, count);
+    if (__builtin_expect((uintptr_t)buf <= (uintptr_t)MPI_IN_PLACE, 0)) { /* NULL or IN_PLACE */
+        if (buf == MPI_IN_PLACE)
+            return faro_err(comm, MPI_ERR_BUFFER, "%s: the buffer is MPI_IN_PLACE, which only "
+                            "collectives take", fn);
+        if (count > 0 && type->size > 0 && type->predefined)
+            return faro_err(comm, MPI_ERR_BUFFER, "%s: buffer is NULL but count is %d", fn,
+                            count);
+    }
     int n = faro_comm_peer_size(comm); /* an intercommunicator's ranks name its remote group */
     int ok_rank = (rank >= 0 && rank < n) || rank == MPI_PROC_NULL ||
                   (is_recv && rank == MPI_ANY_SOURCE);
