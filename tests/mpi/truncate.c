@@ -5,6 +5,7 @@
  * Cases (each with an eager-sized and a rendezvous-sized message):
  *   Recv into a too small buffer; Irecv + Wait; Irecv + Waitall (which gives
  *   MPI_ERR_IN_STATUS and the class in status.MPI_ERROR); Mprobe + Mrecv.
+ * The error message must give the size of the incoming message.
  * Then a normal exchange in both directions. */
 #include "util.h"
 
@@ -17,6 +18,13 @@ static void expect_trunc(int rc, const char *what, int n)
     TU_CHECK(MPI_Error_class(rc, &cls));
     TU_ASSERT(cls == MPI_ERR_TRUNCATE, "%s: expected MPI_ERR_TRUNCATE (%d), got %s", what,
               MPI_ERR_TRUNCATE, tu_errstr(rc));
+    /* the message says how much came in (Faro and MPICH do; Open MPI does not) */
+    char msg[MPI_MAX_ERROR_STRING], num[24];
+    int len = 0;
+    TU_CHECK(MPI_Error_string(rc, msg, &len));
+    snprintf(num, sizeof num, " %d ", n);
+    TU_ASSERT(strstr(msg, num) != NULL, "%s: the error message does not give the incoming size "
+              "(%d bytes): %s", what, n, msg);
 }
 
 int main(int argc, char **argv)
