@@ -51,9 +51,11 @@ static const unsigned op_cats[FARO_OP_NPREDEF] = {
     [FARO_OP_MIN] = CAT_INT | CAT_MULTI | CAT_FLOAT,
     [FARO_OP_SUM] = CAT_INT | CAT_MULTI | CAT_FLOAT | CAT_COMPLEX,
     [FARO_OP_PROD] = CAT_INT | CAT_MULTI | CAT_FLOAT | CAT_COMPLEX,
-    [FARO_OP_LAND] = CAT_INT | CAT_LOGICAL,
-    [FARO_OP_LOR] = CAT_INT | CAT_LOGICAL,
-    [FARO_OP_LXOR] = CAT_INT | CAT_LOGICAL,
+    /* MPI-3.1 leaves the multi-language types out of the logical ops; MPICH
+     * and Open MPI take them, and they are integers */
+    [FARO_OP_LAND] = CAT_INT | CAT_MULTI | CAT_LOGICAL,
+    [FARO_OP_LOR] = CAT_INT | CAT_MULTI | CAT_LOGICAL,
+    [FARO_OP_LXOR] = CAT_INT | CAT_MULTI | CAT_LOGICAL,
     [FARO_OP_BAND] = CAT_INT | CAT_MULTI | CAT_BYTE,
     [FARO_OP_BOR] = CAT_INT | CAT_MULTI | CAT_BYTE,
     [FARO_OP_BXOR] = CAT_INT | CAT_MULTI | CAT_BYTE,
@@ -68,9 +70,9 @@ static const char *const op_takes[FARO_OP_NPREDEF] = {
     [FARO_OP_MIN] = "C integer, MPI_AINT/MPI_OFFSET/MPI_COUNT and floating types",
     [FARO_OP_SUM] = "C integer, MPI_AINT/MPI_OFFSET/MPI_COUNT, floating and complex types",
     [FARO_OP_PROD] = "C integer, MPI_AINT/MPI_OFFSET/MPI_COUNT, floating and complex types",
-    [FARO_OP_LAND] = "C integer types and MPI_C_BOOL",
-    [FARO_OP_LOR] = "C integer types and MPI_C_BOOL",
-    [FARO_OP_LXOR] = "C integer types and MPI_C_BOOL",
+    [FARO_OP_LAND] = "C integer types, MPI_AINT/MPI_OFFSET/MPI_COUNT and MPI_C_BOOL",
+    [FARO_OP_LOR] = "C integer types, MPI_AINT/MPI_OFFSET/MPI_COUNT and MPI_C_BOOL",
+    [FARO_OP_LXOR] = "C integer types, MPI_AINT/MPI_OFFSET/MPI_COUNT and MPI_C_BOOL",
     [FARO_OP_BAND] = "C integer types, MPI_AINT/MPI_OFFSET/MPI_COUNT and MPI_BYTE",
     [FARO_OP_BOR] = "C integer types, MPI_AINT/MPI_OFFSET/MPI_COUNT and MPI_BYTE",
     [FARO_OP_BXOR] = "C integer types, MPI_AINT/MPI_OFFSET/MPI_COUNT and MPI_BYTE",
@@ -83,7 +85,7 @@ static const char *const op_takes[FARO_OP_NPREDEF] = {
 static const char *cat_takes(unsigned cat)
 {
     switch (cat) {
-    case CAT_MULTI: return "MPI_AINT/MPI_OFFSET/MPI_COUNT take MPI_MAX, MIN, SUM, PROD, BAND, BOR, BXOR";
+    case CAT_MULTI: return "MPI_AINT/MPI_OFFSET/MPI_COUNT take every op but MPI_MAXLOC/MINLOC";
     case CAT_FLOAT: return "floating types take MPI_MAX, MIN, SUM, PROD";
     case CAT_COMPLEX: return "complex types take MPI_SUM, MPI_PROD";
     case CAT_LOGICAL: return "MPI_C_BOOL takes MPI_LAND, MPI_LOR, MPI_LXOR";
