@@ -18,8 +18,7 @@
 #define BASIC(var, ctype, label)                                                     \
     struct faro_datatype faro_mpi_##var = {                                          \
         .magic = FARO_TYPE_MAGIC, .size = sizeof(ctype), .lb = 0,                    \
-        .extent = sizeof(ctype), .contig = 1, .dense = 1, .nseg = 1,                 \
-        .seg = (struct faro_seg[]){{0, sizeof(ctype)}}, .nrun = 1,                   \
+        .extent = sizeof(ctype), .contig = 1, .dense = 1, .nseg = 1, .nrun = 1,      \
         .run = (struct faro_run[]){{0, sizeof(ctype), sizeof(ctype), 1, 0}},         \
         .true_extent = sizeof(ctype), .nbasic = 1, .align = alignof(ctype),          \
         .committed = 1, .predefined = 1, .name = label, .basic = &faro_mpi_##var};
@@ -58,7 +57,7 @@ BASIC(offset, MPI_Offset, "MPI_OFFSET")
 BASIC(count, MPI_Count, "MPI_COUNT")
 
 /* Pair types for MINLOC/MAXLOC: value then int, laid out as the C struct.
- * Their two segments are their two basic elements. */
+ * Their two runs (one piece each) are their two basic elements. */
 #define PAIR(var, vtype, label)                                                         \
     struct pair_##var { vtype v; int i; };                                              \
     struct faro_datatype faro_mpi_##var = {                                             \
@@ -68,10 +67,7 @@ BASIC(count, MPI_Count, "MPI_COUNT")
                   offsetof(struct pair_##var, i) == sizeof(vtype),                      \
         .dense = sizeof(vtype) + sizeof(int) == sizeof(struct pair_##var) &&            \
                  offsetof(struct pair_##var, i) == sizeof(vtype),                       \
-        .nseg = 2,                                                                      \
-        .seg = (struct faro_seg[]){{0, sizeof(vtype)},                                  \
-                                   {offsetof(struct pair_##var, i), sizeof(int)}},      \
-        .nrun = 2,                                                                      \
+        .nseg = 2, .nrun = 2,                                                           \
         .run = (struct faro_run[]){{0, sizeof(vtype), sizeof(vtype), 1, 0},             \
                                    {offsetof(struct pair_##var, i), sizeof(int),        \
                                     sizeof(int), 1, sizeof(vtype)}},                    \
@@ -89,14 +85,14 @@ PAIR(long_double_int, long double, "MPI_LONG_DOUBLE_INT")
 /* ---- objects ---- */
 
 /* Type objects are carved from slabs and never returned to the system, and a
- * freed one waits at the end of a FIFO (linked through its seg field, magic
+ * freed one waits at the end of a FIFO (linked through its run field, magic
  * cleared) before it is reused: a program's stale handle then reads as freed
  * (MPI_ERR_TYPE), not as garbage. */
 #define SLAB 64
 static struct faro_datatype *pool_head, *pool_tail;
 
-#define POOL_NEXT(t) ((struct faro_datatype *)(void *)(t)->seg)
-#define POOL_LINK(t, next) ((t)->seg = (struct faro_seg *)(void *)(next))
+#define POOL_NEXT(t) ((struct faro_datatype *)(void *)(t)->run)
+#define POOL_LINK(t, next) ((t)->run = (struct faro_run *)(void *)(next))
 
 static void pool_put(struct faro_datatype *t)
 {
@@ -150,7 +146,6 @@ void faro_type_destroy(MPI_Datatype t)
         for (int i = 0; i < c->nt; i++)
             faro_type_release(c->types[i]);
     free(c);
-    free(t->seg);
     free(t->run);
     pool_put(t);
 }
@@ -241,15 +236,15 @@ static MPI_Datatype clone(MPI_Datatype t, int as_dup)
             memcpy(c->types, o->types, (size_t)o->nt * sizeof *o->types);
         }
     }
-    n->seg = calloc(t->nseg ? (size_t)t->nseg : 1, sizeof *n->seg);
-    if (!c || !n->seg) {
+    n->run = calloc(t->nrun ? (size_t)t->nrun : 1, sizeof *n->run);
+    if (!c || !n->run) {
         free(c);
-        free(n->seg);
+        free(n->run);
         pool_put(n);
         return NULL;
     }
-    memcpy(n->seg, t->seg, (size_t)t->nseg * sizeof *t->seg);
-    n->nseg = t->nseg;
+    memcpy(n->run, t->run, (size_t)t->nrun * sizeof *t->run);
+    n->nrun = t->nrun;
     n->size = t->size;
     n->lb = t->lb, n->extent = t->extent;
     n->true_lb = t->true_lb, n->true_extent = t->true_extent;
@@ -258,12 +253,7 @@ static MPI_Datatype clone(MPI_Datatype t, int as_dup)
     n->explicit_lb = t->explicit_lb, n->explicit_ub = t->explicit_ub;
     n->basic = t->basic;
     n->committed = t->committed || t->predefined;
-    if (faro_type_layout(n) != 0) {
-        free(c);
-        free(n->seg);
-        pool_put(n);
-        return NULL;
-    }
+    faro_type_layout(n);
     for (int i = 0; i < c->nt; i++)
         faro_type_retain(c->types[i]);
     n->contents = c;
@@ -457,12 +447,12 @@ static long long elems_in(MPI_Datatype t, size_t bytes)
     if (bytes >= t->size)
         return t->nbasic;
     const struct faro_type_contents *c = t->contents;
-    if (!c) { /* predefined: its segments are its basic elements */
+    if (!c) { /* predefined: its pieces are its basic elements */
         long long n = 0;
-        for (int s = 0; s < t->nseg && bytes > 0; s++, n++) {
-            if (bytes < t->seg[s].len)
+        for (int k = 0; k < t->nrun && bytes > 0; k++, n++) {
+            if (bytes < t->run[k].len)
                 return -1;
-            bytes -= t->seg[s].len;
+            bytes -= t->run[k].len;
         }
         return n;
     }
@@ -512,8 +502,8 @@ static long long bytes_of(MPI_Datatype t, long long k)
     const struct faro_type_contents *c = t->contents;
     if (!c) {
         long long b = 0;
-        for (int s = 0; s < t->nseg && k > 0; s++, k--)
-            b += (long long)t->seg[s].len;
+        for (int r = 0; r < t->nrun && k > 0; r++, k--)
+            b += (long long)t->run[r].len;
         return b;
     }
     const int *in = c->ints;

@@ -339,7 +339,7 @@ int faro_op_reduce(MPI_Op op, const void *in, void *inout, size_t count, MPI_Dat
     /* Packed pairs have no padding: their own kernel unless that is the C layout. */
     if (pair && !b->contig)
         k = faro_op_packed_pair_kernels[op->kind - FARO_OP_MAXLOC][p->elem];
-    if (t->dense) { /* count * size bytes in a row at seg[0].off */
+    if (t->dense) { /* count * size bytes in a row at run[0].off */
         k(faro_type_dense_at(in, t), faro_type_dense_at(inout, t), count * per_elem);
         return MPI_SUCCESS;
     }
