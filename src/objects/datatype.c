@@ -35,7 +35,7 @@ BASIC(int, int, "MPI_INT")
 BASIC(unsigned, unsigned, "MPI_UNSIGNED")
 BASIC(long, long, "MPI_LONG")
 BASIC(unsigned_long, unsigned long, "MPI_UNSIGNED_LONG")
-BASIC(long_long, long long, "MPI_LONG_LONG")
+BASIC(long_long, long long, "MPI_LONG_LONG_INT") /* MPI_LONG_LONG is its synonym */
 BASIC(unsigned_long_long, unsigned long long, "MPI_UNSIGNED_LONG_LONG")
 BASIC(float, float, "MPI_FLOAT")
 BASIC(double, double, "MPI_DOUBLE")
@@ -55,32 +55,56 @@ BASIC(c_long_double_complex, long double _Complex, "MPI_C_LONG_DOUBLE_COMPLEX")
 BASIC(aint, MPI_Aint, "MPI_AINT")
 BASIC(offset, MPI_Offset, "MPI_OFFSET")
 BASIC(count, MPI_Count, "MPI_COUNT")
+/* Fortran (gfortran's default kinds) and C++ (g++) types */
+BASIC(integer, int32_t, "MPI_INTEGER")
+BASIC(real, float, "MPI_REAL")
+BASIC(double_precision, double, "MPI_DOUBLE_PRECISION")
+BASIC(complex, float _Complex, "MPI_COMPLEX")
+BASIC(double_complex, double _Complex, "MPI_DOUBLE_COMPLEX")
+BASIC(logical, int32_t, "MPI_LOGICAL")
+BASIC(character, char, "MPI_CHARACTER")
+BASIC(integer1, int8_t, "MPI_INTEGER1")
+BASIC(integer2, int16_t, "MPI_INTEGER2")
+BASIC(integer4, int32_t, "MPI_INTEGER4")
+BASIC(integer8, int64_t, "MPI_INTEGER8")
+BASIC(real4, float, "MPI_REAL4")
+BASIC(real8, double, "MPI_REAL8")
+BASIC(complex8, float _Complex, "MPI_COMPLEX8")
+BASIC(complex16, double _Complex, "MPI_COMPLEX16")
+BASIC(cxx_bool, _Bool, "MPI_CXX_BOOL") /* bool of the C++ ABI: one byte, like _Bool */
+BASIC(cxx_float_complex, float _Complex, "MPI_CXX_FLOAT_COMPLEX")
+BASIC(cxx_double_complex, double _Complex, "MPI_CXX_DOUBLE_COMPLEX")
+BASIC(cxx_long_double_complex, long double _Complex, "MPI_CXX_LONG_DOUBLE_COMPLEX")
 
-/* Pair types for MINLOC/MAXLOC: value then int, laid out as the C struct.
- * Their two runs (one piece each) are their two basic elements. */
-#define PAIR(var, vtype, label)                                                         \
-    struct pair_##var { vtype v; int i; };                                              \
+/* Pair types for MINLOC/MAXLOC: value then index, laid out as the C struct
+ * (the index is an int, or the value's type for the Fortran pairs). Their two
+ * runs (one piece each) are their two basic elements. */
+#define PAIR(var, vtype, itype, label)                                                  \
+    struct pair_##var { vtype v; itype i; };                                            \
     struct faro_datatype faro_mpi_##var = {                                             \
-        .magic = FARO_TYPE_MAGIC, .size = sizeof(vtype) + sizeof(int), .lb = 0,         \
+        .magic = FARO_TYPE_MAGIC, .size = sizeof(vtype) + sizeof(itype), .lb = 0,       \
         .extent = sizeof(struct pair_##var),                                            \
-        .contig = sizeof(vtype) + sizeof(int) == sizeof(struct pair_##var) &&           \
+        .contig = sizeof(vtype) + sizeof(itype) == sizeof(struct pair_##var) &&         \
                   offsetof(struct pair_##var, i) == sizeof(vtype),                      \
-        .dense = sizeof(vtype) + sizeof(int) == sizeof(struct pair_##var) &&            \
+        .dense = sizeof(vtype) + sizeof(itype) == sizeof(struct pair_##var) &&          \
                  offsetof(struct pair_##var, i) == sizeof(vtype),                       \
         .nseg = 2, .nrun = 2,                                                           \
         .run = (struct faro_run[]){{0, sizeof(vtype), sizeof(vtype), 1, 0},             \
-                                   {offsetof(struct pair_##var, i), sizeof(int),        \
-                                    sizeof(int), 1, sizeof(vtype)}},                    \
-        .true_extent = offsetof(struct pair_##var, i) + sizeof(int), .nbasic = 2,       \
+                                   {offsetof(struct pair_##var, i), sizeof(itype),      \
+                                    sizeof(itype), 1, sizeof(vtype)}},                  \
+        .true_extent = offsetof(struct pair_##var, i) + sizeof(itype), .nbasic = 2,     \
         .align = alignof(struct pair_##var), .committed = 1, .predefined = 1,           \
         .name = label, .basic = &faro_mpi_##var};
 
-PAIR(float_int, float, "MPI_FLOAT_INT")
-PAIR(double_int, double, "MPI_DOUBLE_INT")
-PAIR(long_int, long, "MPI_LONG_INT")
-PAIR(2int, int, "MPI_2INT")
-PAIR(short_int, short, "MPI_SHORT_INT")
-PAIR(long_double_int, long double, "MPI_LONG_DOUBLE_INT")
+PAIR(float_int, float, int, "MPI_FLOAT_INT")
+PAIR(double_int, double, int, "MPI_DOUBLE_INT")
+PAIR(long_int, long, int, "MPI_LONG_INT")
+PAIR(2int, int, int, "MPI_2INT")
+PAIR(short_int, short, int, "MPI_SHORT_INT")
+PAIR(long_double_int, long double, int, "MPI_LONG_DOUBLE_INT")
+PAIR(2integer, int32_t, int32_t, "MPI_2INTEGER")
+PAIR(2real, float, float, "MPI_2REAL")
+PAIR(2double_precision, double, double, "MPI_2DOUBLE_PRECISION")
 
 /* ---- objects ---- */
 
@@ -215,6 +239,24 @@ int PMPI_Type_free(MPI_Datatype *tp)
     return MPI_SUCCESS;
 }
 
+int faro_type_copy_layout(MPI_Datatype n, MPI_Datatype t)
+{
+    n->run = calloc(t->nrun ? (size_t)t->nrun : 1, sizeof *n->run);
+    if (!n->run)
+        return -1;
+    memcpy(n->run, t->run, (size_t)t->nrun * sizeof *t->run);
+    n->nrun = t->nrun;
+    n->size = t->size;
+    n->lb = t->lb, n->extent = t->extent;
+    n->true_lb = t->true_lb, n->true_extent = t->true_extent;
+    n->nbasic = t->nbasic;
+    n->align = t->align;
+    n->explicit_lb = t->explicit_lb, n->explicit_ub = t->explicit_ub;
+    n->basic = t->basic;
+    faro_type_layout(n);
+    return 0;
+}
+
 /* A copy of t's layout and constructor: for MPI_Type_dup (as DUP of t) and for
  * the constituents MPI_Type_get_contents hands out (as t's own constructor). */
 static MPI_Datatype clone(MPI_Datatype t, int as_dup)
@@ -236,24 +278,12 @@ static MPI_Datatype clone(MPI_Datatype t, int as_dup)
             memcpy(c->types, o->types, (size_t)o->nt * sizeof *o->types);
         }
     }
-    n->run = calloc(t->nrun ? (size_t)t->nrun : 1, sizeof *n->run);
-    if (!c || !n->run) {
+    if (!c || faro_type_copy_layout(n, t) != 0) {
         free(c);
-        free(n->run);
         pool_put(n);
         return NULL;
     }
-    memcpy(n->run, t->run, (size_t)t->nrun * sizeof *t->run);
-    n->nrun = t->nrun;
-    n->size = t->size;
-    n->lb = t->lb, n->extent = t->extent;
-    n->true_lb = t->true_lb, n->true_extent = t->true_extent;
-    n->nbasic = t->nbasic;
-    n->align = t->align;
-    n->explicit_lb = t->explicit_lb, n->explicit_ub = t->explicit_ub;
-    n->basic = t->basic;
     n->committed = t->committed || t->predefined;
-    faro_type_layout(n);
     for (int i = 0; i < c->nt; i++)
         faro_type_retain(c->types[i]);
     n->contents = c;
@@ -447,7 +477,7 @@ static long long elems_in(MPI_Datatype t, size_t bytes)
     if (bytes >= t->size)
         return t->nbasic;
     const struct faro_type_contents *c = t->contents;
-    if (!c) { /* predefined: its pieces are its basic elements */
+    if (t->predefined) { /* its pieces are its basic elements (also MPI_Type_create_f90_*) */
         long long n = 0;
         for (int k = 0; k < t->nrun && bytes > 0; k++, n++) {
             if (bytes < t->run[k].len)
@@ -500,7 +530,7 @@ static long long bytes_of(MPI_Datatype t, long long k)
     if (k == 0)
         return 0;
     const struct faro_type_contents *c = t->contents;
-    if (!c) {
+    if (t->predefined) {
         long long b = 0;
         for (int r = 0; r < t->nrun && k > 0; r++, k--)
             b += (long long)t->run[r].len;
@@ -595,33 +625,4 @@ int PMPI_Status_set_elements(MPI_Status *st, MPI_Datatype t, int count)
 int PMPI_Status_set_elements_x(MPI_Status *st, MPI_Datatype t, MPI_Count count)
 {
     return set_elements("MPI_Status_set_elements_x", st, t, count);
-}
-
-/* Faro has no Fortran types: the C types of the size asked for answer. */
-#pragma weak MPI_Type_match_size = PMPI_Type_match_size
-int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
-{
-    CHECK_PTR("MPI_Type_match_size", datatype, "datatype");
-    static const MPI_Datatype ints[] = {MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T};
-    static const MPI_Datatype reals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
-    static const MPI_Datatype cplx[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
-                                        MPI_C_LONG_DOUBLE_COMPLEX};
-    const MPI_Datatype *set;
-    int n;
-    switch (typeclass) {
-    case MPI_TYPECLASS_INTEGER: set = ints, n = 4; break;
-    case MPI_TYPECLASS_REAL: set = reals, n = 3; break;
-    case MPI_TYPECLASS_COMPLEX: set = cplx, n = 3; break;
-    default:
-        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
-                        "MPI_Type_match_size: typeclass %d is not MPI_TYPECLASS_INTEGER, _REAL "
-                        "or _COMPLEX", typeclass);
-    }
-    for (int i = 0; i < n; i++)
-        if (set[i]->size == (size_t)size) {
-            *datatype = set[i];
-            return MPI_SUCCESS;
-        }
-    return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
-                    "MPI_Type_match_size: no type of class %d has %d bytes", typeclass, size);
 }

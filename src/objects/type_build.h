@@ -46,5 +46,8 @@ struct faro_type_contents *faro_tc_new(int combiner, int ni, int na, int nt);
 MPI_Datatype faro_type_alloc(void);
 /* Fill the runs' packed positions, the piece count and dense/contig. */
 void faro_type_layout(MPI_Datatype t);
+/* Give n (fresh from faro_type_alloc) t's runs, size, bounds and basic type.
+ * 0, or -1 when out of memory. */
+int faro_type_copy_layout(MPI_Datatype n, MPI_Datatype t);
 
 #endif
