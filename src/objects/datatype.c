@@ -49,7 +49,7 @@ BASIC(uint16_t, uint16_t, "MPI_UINT16_T")
 BASIC(uint32_t, uint32_t, "MPI_UINT32_T")
 BASIC(uint64_t, uint64_t, "MPI_UINT64_T")
 BASIC(c_bool, _Bool, "MPI_C_BOOL")
-BASIC(c_float_complex, float _Complex, "MPI_C_FLOAT_COMPLEX")
+BASIC(c_float_complex, float _Complex, "MPI_C_COMPLEX") /* MPI_C_FLOAT_COMPLEX: its synonym */
 BASIC(c_double_complex, double _Complex, "MPI_C_DOUBLE_COMPLEX")
 BASIC(c_long_double_complex, long double _Complex, "MPI_C_LONG_DOUBLE_COMPLEX")
 BASIC(aint, MPI_Aint, "MPI_AINT")
@@ -67,6 +67,12 @@ BASIC(integer1, int8_t, "MPI_INTEGER1")
 BASIC(integer2, int16_t, "MPI_INTEGER2")
 BASIC(integer4, int32_t, "MPI_INTEGER4")
 BASIC(integer8, int64_t, "MPI_INTEGER8")
+#ifdef __SIZEOF_INT128__
+BASIC(integer16, __int128, "MPI_INTEGER16")
+#else
+typedef struct { _Alignas(16) unsigned char b[16]; } faro_integer16; /* moves, no ops */
+BASIC(integer16, faro_integer16, "MPI_INTEGER16")
+#endif
 BASIC(real4, float, "MPI_REAL4")
 BASIC(real8, double, "MPI_REAL8")
 BASIC(complex8, float _Complex, "MPI_COMPLEX8")

@@ -155,6 +155,9 @@ static const struct predef_type {
     {MPI_INTEGER2, CAT_INT, FARO_E_I16},
     {MPI_INTEGER4, CAT_INT, FARO_E_I32},
     {MPI_INTEGER8, CAT_INT, FARO_E_I64},
+#ifdef __SIZEOF_INT128__
+    {MPI_INTEGER16, CAT_INT, FARO_E_I128},
+#endif
     {MPI_CHARACTER, CAT_INT, (char)-1 < 0 ? FARO_E_I8 : FARO_E_U8},
     {MPI_REAL, CAT_FLOAT, FARO_E_FLT},
     {MPI_REAL4, CAT_FLOAT, FARO_E_FLT},

@@ -62,6 +62,10 @@ BITWISE(8, uint8_t, unsigned)
 BITWISE(16, uint16_t, unsigned)
 BITWISE(32, uint32_t, uint32_t)
 BITWISE(64, uint64_t, uint64_t)
+#ifdef __SIZEOF_INT128__
+ORDERED(i128, __int128)
+BITWISE(128, unsigned __int128, unsigned __int128)
+#endif
 
 /* _Bool: the byte kernels when a _Bool is a byte (they vectorize, and give
  * 0 or 1 like the logical ops must). */
@@ -171,6 +175,9 @@ faro_op_kernel *const faro_op_kernels[FARO_OP_MINLOC + 1][FARO_E_N] = {
     INTS(FARO_E_I16, i16, 16),  INTS(FARO_E_U16, u16, 16),
     INTS(FARO_E_I32, i32, 32),  INTS(FARO_E_U32, u32, 32),
     INTS(FARO_E_I64, i64, 64),  INTS(FARO_E_U64, u64, 64),
+#ifdef __SIZEOF_INT128__
+    INTS(FARO_E_I128, i128, 128),
+#endif
     [FARO_OP_LAND][FARO_E_BOOL] = land_8, [FARO_OP_LOR][FARO_E_BOOL] = lor_8,
     [FARO_OP_LXOR][FARO_E_BOOL] = lxor_8,
     FLOATS(FARO_E_FLT, flt),    FLOATS(FARO_E_DBL, dbl),    FLOATS(FARO_E_LDBL, ldbl),

@@ -3,7 +3,7 @@
  * handle Fortran data: MPI_Type_match_size and MPI_Type_create_f90_integer /
  * real / complex (MPI-3.1 17.1.9). There are no Fortran bindings.
  *
- * The kinds are gfortran's on this ABI: INTEGER(1, 2, 4, 8), REAL(4)
+ * The kinds are gfortran's on this ABI: INTEGER(1, 2, 4, 8, 16), REAL(4)
  * (precision 6 digits, range 10^37) and REAL(8) (15 digits, 10^307).
  * REAL(10) and REAL(16) have no MPI handle here, so precisions or ranges
  * beyond REAL(8) are refused with a message saying what is available.
@@ -27,14 +27,15 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
     const char *fn = "MPI_Type_match_size";
     if (!datatype)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: datatype is NULL", fn);
-    static const MPI_Datatype ints[] = {MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8};
+    static const MPI_Datatype ints[] = {MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8,
+                                        MPI_INTEGER16};
     static const MPI_Datatype reals[] = {MPI_REAL4, MPI_REAL8, MPI_LONG_DOUBLE};
     static const MPI_Datatype cplx[] = {MPI_COMPLEX8, MPI_COMPLEX16, MPI_C_LONG_DOUBLE_COMPLEX};
     const MPI_Datatype *set;
     const char *cls;
     int n;
     switch (typeclass) {
-    case MPI_TYPECLASS_INTEGER: set = ints, n = 4, cls = "MPI_TYPECLASS_INTEGER"; break;
+    case MPI_TYPECLASS_INTEGER: set = ints, n = 5, cls = "MPI_TYPECLASS_INTEGER"; break;
     case MPI_TYPECLASS_REAL: set = reals, n = 3, cls = "MPI_TYPECLASS_REAL"; break;
     case MPI_TYPECLASS_COMPLEX: set = cplx, n = 3, cls = "MPI_TYPECLASS_COMPLEX"; break;
     default:
@@ -151,15 +152,16 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
     if (!newtype)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: newtype is NULL", fn);
     /* the smallest INTEGER kind holding every number of r decimal digits */
-    static const struct { int r; MPI_Datatype t; } kinds[4] = {
-        {2, MPI_INTEGER1}, {4, MPI_INTEGER2}, {9, MPI_INTEGER4}, {18, MPI_INTEGER8}};
+    static const struct { int r; MPI_Datatype t; } kinds[5] = {
+        {2, MPI_INTEGER1}, {4, MPI_INTEGER2}, {9, MPI_INTEGER4}, {18, MPI_INTEGER8},
+        {38, MPI_INTEGER16}};
     if (r < 0)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: range r = %d is negative", fn, r);
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 5; k++)
         if (r <= kinds[k].r) {
             FARO_LOCKED;
             return f90_type(fn, MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, kinds[k].t, newtype);
         }
     return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: no INTEGER kind has range %d (Faro has "
-                    "INTEGER(1, 2, 4, 8): r <= 2, 4, 9, 18)", fn, r);
+                    "INTEGER(1, 2, 4, 8, 16): r <= 2, 4, 9, 18, 38)", fn, r);
 }

@@ -139,6 +139,39 @@ INT_TEST(t_aint, MPI_Aint)
 INT_TEST(t_offset, MPI_Offset)
 INT_TEST(t_count, MPI_Count)
 
+#ifdef __SIZEOF_INT128__
+/* MPI_INTEGER16 (gfortran's INTEGER(16)): 128-bit values from two random words. */
+static void t_i128(MPI_Datatype dt, const char *tname, int cat)
+{
+    typedef unsigned __int128 u128;
+    __int128 *in = tu_malloc(N * 16), *io = tu_malloc(N * 16), *ref = tu_malloc(N * 16);
+    for (int o = 0; o < NOPS; o++) {
+        int logical = o == LAND || o == LOR || o == LXOR;
+        for (int i = 0; i < N; i++) {
+            u128 a = (u128)rnd() << 64 | rnd(), b = (u128)rnd() << 64 | rnd();
+            if (logical)
+                a %= 3, b %= 3;
+            __int128 x = (__int128)a, y = (__int128)b;
+            in[i] = x, io[i] = y;
+            ref[i] = o == MAX ? (x > y ? x : y) : o == MIN ? (x < y ? x : y)
+                   : o == SUM ? (__int128)(a + b) : o == PROD ? (__int128)(a * b)
+                   : o == LAND ? (x && y) : o == LOR ? (x || y) : o == LXOR ? (!x != !y)
+                   : o == BAND ? (__int128)(a & b) : o == BOR ? (__int128)(a | b)
+                   : (__int128)(a ^ b);
+        }
+        if (!run(o, in, io, N, dt, tname, cat))
+            continue;
+        for (int i = 0; i < N; i++)
+            if (io[i] != ref[i])
+                tu_fail("%s on %s: element %d differs from the reference", op_names[o], tname,
+                        i);
+    }
+    free(in);
+    free(io);
+    free(ref);
+}
+#endif
+
 /* Floating and complex: multiples of 1/4 in a small range, so every sum and
  * product is exact and the comparison can be exact. */
 #define FLOAT_TEST(fn, T, complex_)                                              \
@@ -303,6 +336,9 @@ static const struct {
     T(MPI_INTEGER, t_i32, C_INT),         T(MPI_INTEGER1, t_i8, C_INT),
     T(MPI_INTEGER2, t_i16, C_INT),        T(MPI_INTEGER4, t_i32, C_INT),
     T(MPI_INTEGER8, t_i64, C_INT),        T(MPI_CHARACTER, t_schar, C_INT),
+#ifdef __SIZEOF_INT128__
+    T(MPI_INTEGER16, t_i128, C_INT),
+#endif
     T(MPI_REAL, t_float, C_FLOAT),        T(MPI_REAL4, t_float, C_FLOAT),
     T(MPI_DOUBLE_PRECISION, t_double, C_FLOAT), T(MPI_REAL8, t_double, C_FLOAT),
     T(MPI_COMPLEX, t_cfloat, C_COMPLEX),  T(MPI_COMPLEX8, t_cfloat, C_COMPLEX),

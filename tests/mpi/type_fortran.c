@@ -11,7 +11,7 @@
  *     reduce through MPI_Allreduce (SUM on integers, reals, complexes, LOR on
  *     LOGICAL, MAXLOC on MPI_2DOUBLE_PRECISION) over all ranks.
  * Sizes are gfortran's default kinds: INTEGER and LOGICAL 4 bytes, REAL 4,
- * DOUBLE PRECISION 8. */
+ * DOUBLE PRECISION 8; MPI_INTEGER16 is INTEGER(16). */
 #include "util.h"
 
 #include <complex.h>
@@ -27,7 +27,8 @@ static const struct named named[] = {
     /* Fortran */
     N(MPI_INTEGER, 4), N(MPI_REAL, 4), N(MPI_DOUBLE_PRECISION, 8), N(MPI_COMPLEX, 8),
     N(MPI_DOUBLE_COMPLEX, 16), N(MPI_LOGICAL, 4), N(MPI_CHARACTER, 1), N(MPI_INTEGER1, 1),
-    N(MPI_INTEGER2, 2), N(MPI_INTEGER4, 4), N(MPI_INTEGER8, 8), N(MPI_REAL4, 4),
+    N(MPI_INTEGER2, 2), N(MPI_INTEGER4, 4), N(MPI_INTEGER8, 8), N(MPI_INTEGER16, 16),
+    N(MPI_REAL4, 4),
     N(MPI_REAL8, 8), N(MPI_COMPLEX8, 8), N(MPI_COMPLEX16, 16), N(MPI_2INTEGER, 8),
     N(MPI_2REAL, 8), N(MPI_2DOUBLE_PRECISION, 16),
     /* C++ */
@@ -42,7 +43,7 @@ static const struct named named[] = {
     N(MPI_UNSIGNED_LONG_LONG, (int)sizeof(long long)), N(MPI_FLOAT, 4), N(MPI_DOUBLE, 8),
     N(MPI_LONG_DOUBLE, (int)sizeof(long double)), N(MPI_INT8_T, 1), N(MPI_INT16_T, 2),
     N(MPI_INT32_T, 4), N(MPI_INT64_T, 8), N(MPI_UINT8_T, 1), N(MPI_UINT16_T, 2),
-    N(MPI_UINT32_T, 4), N(MPI_UINT64_T, 8), N(MPI_C_BOOL, 1), N(MPI_C_FLOAT_COMPLEX, 8),
+    N(MPI_UINT32_T, 4), N(MPI_UINT64_T, 8), N(MPI_C_BOOL, 1), N(MPI_C_COMPLEX, 8),
     N(MPI_C_DOUBLE_COMPLEX, 16), N(MPI_C_LONG_DOUBLE_COMPLEX, (int)sizeof(long double _Complex)),
     N(MPI_AINT, (int)sizeof(MPI_Aint)), N(MPI_OFFSET, (int)sizeof(MPI_Offset)),
     N(MPI_COUNT, (int)sizeof(MPI_Count)), N(MPI_PACKED, 1),
@@ -80,6 +81,7 @@ static void check_named(void)
     }
     /* the synonyms */
     TU_ASSERT(MPI_LONG_LONG == MPI_LONG_LONG_INT, "MPI_LONG_LONG is not MPI_LONG_LONG_INT");
+    TU_ASSERT(MPI_C_FLOAT_COMPLEX == MPI_C_COMPLEX, "MPI_C_FLOAT_COMPLEX is not MPI_C_COMPLEX");
     MPI_Aint lb, extent;
     TU_CHECK(MPI_Type_get_extent(MPI_2DOUBLE_PRECISION, &lb, &extent));
     TU_ASSERT(lb == 0 && extent == 16, "MPI_2DOUBLE_PRECISION: lb %ld extent %ld", (long)lb,
@@ -90,7 +92,8 @@ static void check_match_size(void)
 {
     static const struct { int cls, size; } ok[] = {
         {MPI_TYPECLASS_INTEGER, 1}, {MPI_TYPECLASS_INTEGER, 2}, {MPI_TYPECLASS_INTEGER, 4},
-        {MPI_TYPECLASS_INTEGER, 8}, {MPI_TYPECLASS_REAL, 4}, {MPI_TYPECLASS_REAL, 8},
+        {MPI_TYPECLASS_INTEGER, 8}, {MPI_TYPECLASS_INTEGER, 16}, {MPI_TYPECLASS_REAL, 4},
+        {MPI_TYPECLASS_REAL, 8},
         {MPI_TYPECLASS_REAL, (int)sizeof(long double)}, {MPI_TYPECLASS_COMPLEX, 8},
         {MPI_TYPECLASS_COMPLEX, 16}, {MPI_TYPECLASS_COMPLEX, (int)sizeof(long double _Complex)}};
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
@@ -160,7 +163,8 @@ static void check_f90_all(void)
         check_f90(what, c, MPI_COMBINER_F90_COMPLEX, p, r, 2 * reals[i].size);
     }
     static const struct { int r, size; } ints[] = {{1, 1}, {2, 1}, {3, 2}, {4, 2}, {5, 4},
-                                                   {9, 4}, {10, 8}, {18, 8}};
+                                                   {9, 4}, {10, 8}, {18, 8}, {19, 16},
+                                                   {38, 16}};
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
         MPI_Datatype t;
         char what[64];
@@ -185,8 +189,8 @@ static void check_f90_all(void)
               "f90_real(undefined, 5000) did not fail with MPI_ERR_ARG");
     TU_ASSERT(class_of(MPI_Type_create_f90_complex(MPI_UNDEFINED, MPI_UNDEFINED, &t)) ==
                   MPI_ERR_ARG, "f90_complex(undefined, undefined) did not fail");
-    TU_ASSERT(class_of(MPI_Type_create_f90_integer(19, &t)) == MPI_ERR_ARG,
-              "f90_integer(19) did not fail with MPI_ERR_ARG");
+    TU_ASSERT(class_of(MPI_Type_create_f90_integer(39, &t)) == MPI_ERR_ARG,
+              "f90_integer(39) did not fail with MPI_ERR_ARG");
 }
 
 #define M 37
