@@ -101,7 +101,8 @@ int faro_req_start(struct faro_request *r)
     r->off = r->total = r->received = 0;
     r->inflight = 0;
     r->reg = NULL;
-    faro_req_unstage(r); /* a persistent request's last start */
+    if (r->tmp) /* a persistent request's last start staged its data */
+        faro_req_unstage(r);
     faro_status_empty(&r->status);
     if (r->rank == MPI_PROC_NULL) {
         r->status.MPI_SOURCE = MPI_PROC_NULL;

@@ -50,7 +50,8 @@ void faro_req_release(struct faro_request *r)
 {
     if (r->kind == FARO_REQ_GREQ)
         faro_greq_destroy(r);
-    faro_req_unstage(r);
+    if (r->tmp) /* only staged requests have anything to drop */
+        faro_req_unstage(r);
     if (r->persistent) /* its init took a reference (faro_post) */
         faro_type_release(r->type);
     r->magic = 0;

@@ -60,7 +60,7 @@ struct faro_request {
 
 struct faro_request *faro_req_alloc(int kind, MPI_Comm comm);
 void faro_req_release(struct faro_request *r);
-/* Free the staging copy of the last start and the type reference it held. */
+/* Free the staging copy of the last start (r->tmp) and the type reference it held. */
 void faro_req_unstage(struct faro_request *r);
 /* Mark complete; frees it when the user already let go of it. */
 void faro_req_complete(struct faro_request *r);
