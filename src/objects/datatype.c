@@ -233,7 +233,8 @@ int PMPI_Type_free(MPI_Datatype *tp)
     CHECK_VALID("MPI_Type_free", t);
     if (t->predefined)
         return faro_err(MPI_COMM_NULL, MPI_ERR_TYPE,
-                        "MPI_Type_free: %s is predefined and cannot be freed", t->name);
+                        "MPI_Type_free: %s is predefined and cannot be freed",
+                        t->contents ? "a type from MPI_Type_create_f90_*" : t->name);
     int rc = faro_attr_delete_all(FARO_ATTR_TYPE, t, &t->attrs);
     if (rc != MPI_SUCCESS)
         return faro_err_pass(MPI_COMM_NULL, rc, "MPI_Type_free: an attribute delete callback "
