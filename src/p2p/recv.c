@@ -21,7 +21,7 @@ static void set_status(struct faro_request *r, const struct faro_hdr_match *m)
     if (m->len > r->len) {
         r->status.MPI_ERROR = MPI_ERR_TRUNCATE;
         r->status.faro_count = (long long)r->len;
-        r->total = m->len; /* what came, for the error message */
+        r->total = m->len; /* the incoming size, for the error message (wait.c) */
     } else {
         r->status.faro_count = (long long)m->len;
     }

@@ -36,15 +36,24 @@ struct faro_request *faro_req_alloc(int kind, MPI_Comm comm)
     return r;
 }
 
+void faro_req_unstage(struct faro_request *r)
+{
+    /* a staged receive, and a send that packs as it goes, hold their type */
+    if (r->tmp && (r->kind == FARO_REQ_RECV || r->pack_lazy))
+        faro_type_release(r->type);
+    r->pack_lazy = 0;
+    free(r->tmp);
+    r->tmp = NULL;
+}
+
 void faro_req_release(struct faro_request *r)
 {
     if (r->kind == FARO_REQ_GREQ)
         faro_greq_destroy(r);
-    /* a staged receive, and a send that packs as it goes, hold their type */
-    if (r->tmp && (r->kind == FARO_REQ_RECV || r->pack_lazy))
+    if (r->tmp) /* only staged requests have anything to drop */
+        faro_req_unstage(r);
+    if (r->persistent) /* its init took a reference (faro_post) */
         faro_type_release(r->type);
-    free(r->tmp);
-    r->tmp = NULL;
     r->magic = 0;
     if (faro_handle_used[FARO_H_REQUEST])
         faro_handle_forget(FARO_H_REQUEST, r);

@@ -21,7 +21,7 @@ enum faro_send_mode { FARO_MODE_STANDARD, FARO_MODE_SYNC, FARO_MODE_READY, FARO_
 struct faro_request {
     uint32_t magic;
     uint8_t kind, mode;
-    uint8_t persistent;    /* Send_init/Recv_init: survives completion */
+    uint8_t persistent;    /* Send_init/Recv_init: survives completion, holds its type */
     uint8_t active;        /* persistent: started and not yet waited */
     uint8_t user_freed;    /* MPI_Request_free while in flight: release on completion */
     uint8_t internal;      /* owned by the library (buffered send), not the user */
@@ -48,7 +48,8 @@ struct faro_request {
     /* rendezvous */
     uint64_t rreq;         /* the receiver's request (pipeline) */
     size_t off;            /* next byte to send (pipeline) */
-    size_t total, received;/* receive side of a pipeline */
+    size_t total, received;/* receive side of a pipeline; total: also the size of a
+                            * truncated message */
     int inflight;
     faro_tp_mem_t *reg;    /* sender: the registration the receiver reads from */
     faro_tp_rkey_t *rkey;  /* receiver: the sender's key, while gets are under way */
@@ -60,6 +61,8 @@ struct faro_request {
 
 struct faro_request *faro_req_alloc(int kind, MPI_Comm comm);
 void faro_req_release(struct faro_request *r);
+/* Free the staging copy of the last start (r->tmp) and the type reference it held. */
+void faro_req_unstage(struct faro_request *r);
 /* Mark complete; frees it when the user already let go of it. */
 void faro_req_complete(struct faro_request *r);
 int faro_req_check(MPI_Request r); /* 0 when r is a live request */
