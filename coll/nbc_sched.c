@@ -4,12 +4,12 @@
  * A schedule is a flat array of steps plus the index where each round ends.
  * Running a round walks its steps once: local copies and reductions run on
  * the spot, sends and receives are posted and their requests kept. The
- * engine then waits for nothing: while any schedule is active, nbc_sched.c puts
- * its advance function in faro_progress_hook, so every poll of the progress
- * engine (MPI_Test, MPI_Wait, any blocking call) tests the current round's
- * requests of each active schedule and, when they are all complete, releases
- * them and runs the next round, as many rounds as are ready. When no schedule
- * is active the hook is NULL again and an idle poll pays one branch.
+ * engine then waits for nothing: while any schedule is active, nbc_sched.c
+ * installs its advance function as the FARO_POLL_COLL poller (progress.c), so
+ * every poll of the progress engine (MPI_Test, MPI_Wait, any blocking call)
+ * tests the current round's requests of each active schedule and, when they
+ * are all complete, releases them and runs the next round, as many rounds as
+ * are ready. When no schedule is active the poller is removed again.
  *
  * This file owns its request kind (FARO_REQ_COLL): it allocates the request
  * at the start, reads the complete flag and status of the point-to-point
@@ -380,7 +380,7 @@ static int progress_hook(void)
         }
     }
     if (!active_head)
-        faro_progress_hook = NULL;
+        faro_poller_set(FARO_POLL_COLL, NULL);
     advancing = 0;
     return events;
 }
@@ -443,6 +443,6 @@ int faro_sched_start(struct faro_sched *s, MPI_Request *request)
     }
     *active_tail = s;
     active_tail = &s->next;
-    faro_progress_hook = progress_hook;
+    faro_poller_set(FARO_POLL_COLL, progress_hook);
     return MPI_SUCCESS;
 }

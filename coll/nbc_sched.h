@@ -17,7 +17,7 @@
  * builds an empty schedule, so that every rank takes the same tag), which allocates the MPI request (kind
  * FARO_REQ_COLL, ctx = the schedule), runs round 0 and returns the request.
  * From then on the schedule advances inside faro_progress, through the
- * progress hook that sched.c installs while any schedule is active (the core
+ * poller that nbc_sched.c installs while any schedule is active (the core
  * does not know coll/ exists). MPI_Wait/Test/... complete the request like a
  * point-to-point one: they only look at its complete flag and status.
  *

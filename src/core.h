@@ -126,8 +126,17 @@ int faro_comm_init(void);
 
 /* progress.c */
 int faro_progress(void);           /* poll every transport once; events seen */
-/* Set while work outside the core needs polling (coll/nbc_sched.c: active
- * nonblocking collectives); faro_progress calls it after the transports. */
+/* Work outside the transports that needs polling installs its poller while
+ * it has work (NULL when idle); faro_progress calls the active ones after the
+ * transports, through faro_progress_hook (NULL when none is active). A poller
+ * returns the events it saw and must cope with being entered from a post it
+ * makes itself. */
+enum faro_poller {
+    FARO_POLL_COLL, /* coll/nbc_sched.c: active nonblocking collectives */
+    FARO_POLL_COMM, /* objects/context.c: nonblocking context id agreements */
+    FARO_POLLERS
+};
+void faro_poller_set(enum faro_poller slot, int (*fn)(void));
 extern int (*faro_progress_hook)(void);
 void faro_progress_idle(int events); /* the wait policy, after an idle poll */
 
