@@ -107,14 +107,18 @@ struct faro_ctx_spec {
     int bridge_rank;    /* at the root only): its peer there and the tag; NULL */
     int bridge_tag;     /* for an intracommunicator */
     int take, want;     /* this process takes the ids; how many: 1 or 2 */
+    uint32_t base;      /* where the first round looks for ids: the same at every
+                         * participant, different for concurrent agreements */
 };
 /* The agreement of a creation collective over all of parent (intra: over
  * parent; inter: over both groups, local rank 0 the leaders), on the next tag
  * of parent (faro_ctx_tag). */
 void faro_ctx_spec_whole(struct faro_ctx_spec *s, const char *fn, MPI_Comm parent, int take,
                          int want);
-/* The next internal tag of a creation from comm (takes comm->ctx_seq). */
+/* The next internal tag of a creation from comm (takes comm->ctx_seq); the
+ * base of an agreement known as (context id, tag) at every participant. */
 int faro_ctx_tag(MPI_Comm comm);
+uint32_t faro_ctx_base(uint32_t ctx, int tag);
 /* Agree and wait: ids[0..want) free at every taker, taken here when take.
  * Errors are raised on s->tree. */
 int faro_ctx_agree_spec(const struct faro_ctx_spec *s, uint32_t ids[2]);

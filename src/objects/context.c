@@ -30,13 +30,16 @@
  * round meanwhile. Participants that do not join the new communicator (take
  * = 0) offer all ones and hold nothing: they only carry the others' offers.
  *
- *  - The fast round (the first). A process offers a slice, the lowest
- *    FAST_IDS ids it has free and nobody holds, and holds it; concurrent
- *    agreements get disjoint slices. When every participant offered a slice
- *    and the slices share ids, the agreement is done in this one round (the
- *    usual case: processes that made the same communicators have the same
- *    free ids). A process offers nothing (an empty slice) while a confirmed
- *    agreement (below) is pending there or holds the mask.
+ *  - The fast round (the first). A process offers a slice, the first
+ *    FARO_COMM_FAST_IDS (64) ids it has free and nobody holds from the
+ *    agreement's base on, and holds it. The base is a hash of the parent's
+ *    context id and the agreement's tag, so it is the same at every
+ *    participant and differs between concurrent agreements, which thus
+ *    look in different places. When every participant offered a slice and
+ *    the slices share ids, the agreement is done in this one round (the
+ *    usual case, also with several threads creating at once). A process
+ *    offers nothing (an empty slice) while a confirmed agreement (below) is
+ *    pending there or holds the mask.
  *  - The fast round also confirms: it proves that every participant has
  *    entered the agreement, and its decision hands out the agreement's key,
  *    unique in the job and the same at every participant: (c, r), r the job
@@ -65,9 +68,9 @@
  * fast round waits for rank 1, which waits for the dup, which uses the ids
  * outside the idup's slice. (Holding rank 0's whole mask there would starve
  * the dup for ever.) So the one way to wait for ever is an agreement that
- * needs exactly the ids of such a slice: when fewer than FAST_IDS ids per
- * stuck fast round are left free, a process near exhaustion may hang there
- * instead of failing with "no context id is free".
+ * needs exactly the ids of such a slice: when fewer than FARO_COMM_FAST_IDS
+ * ids per stuck fast round are left free, a process near exhaustion may hang
+ * there instead of failing with "no context id is free".
  *
  * Why this cannot livelock. Take a confirmed pending agreement H. An
  * agreement that offers to H's participants after H's key is known there
@@ -96,10 +99,10 @@
 
 #include "core.h"
 #include "p2p/request.h"
+#include "runtime/tunables.h"
 
 #define CTX_MAX 4096 /* ids alive at one process */
 #define CTX_WORDS (CTX_MAX / 32)
-#define FAST_IDS 64  /* the slice a process offers in the fast round */
 
 /* A message: a header, then (upwards) the offer. In the fast round H_KEY
  * carries the largest counter seen upwards, and from a root on the key it
@@ -124,6 +127,7 @@ struct faro_ctx_agreement {
     int parent;                        /* tree rank of the parent, -1 at the root */
     int child[MAX_CHILDREN], nchild;
     int take, want;
+    uint32_t base;                     /* where the fast round's slice starts */
     int confirmed;                     /* the fast round is over: key is set */
     int finished;                      /* the decision is applied (sends may be in flight) */
     int yield;                         /* a mask round failed: let the process poll once */
@@ -149,12 +153,14 @@ static uint32_t held[CTX_WORDS]; /* the union of the slices held */
 static int ready;
 static struct faro_ctx_agreement *pending, *polled, *owner;
 static uint32_t clock_seen;      /* the largest key counter this process has seen or made */
+static int fast_ids;             /* the slice a process offers in the fast round */
 static int polling;              /* the poller is not re-entered from a post inside it */
 
 static void init_ids(void)
 {
     memset(free_ids, 0xff, sizeof free_ids);
     free_ids[0] &= ~3u; /* MPI_COMM_WORLD, MPI_COMM_SELF */
+    fast_ids = (int)faro_tun_int(FARO_TUN_COMM_FAST_IDS);
     ready = 1;
 }
 
@@ -222,21 +228,29 @@ static void offer_nothing(struct faro_ctx_agreement *a)
     memset(a->acc + HDR, 0, CTX_WORDS * sizeof(uint32_t));
 }
 
-/* The fast round: a slice of FAST_IDS free ids nobody holds. */
+/* The fast round: a slice of fast_ids free ids nobody holds, the first ones
+ * from the agreement's base on (wrapping around). */
 static void offer_slice(struct faro_ctx_agreement *a)
 {
     offer_nothing(a);
-    if (owner || confirmed_pending(NULL))
+    if (owner || confirmed_pending(NULL) || fast_ids == 0)
         return;
     memset(a->slice, 0, sizeof a->slice);
     uint32_t *mask = a->acc + HDR;
     int n = 0;
-    for (int w = 0; w < CTX_WORDS && n < FAST_IDS; w++) {
+    for (int k = 0; k <= CTX_WORDS && n < fast_ids; k++) {
+        int w = (int)((a->base / 32 + (uint32_t)k) % CTX_WORDS);
         uint32_t bits = free_ids[w] & ~held[w];
-        for (; bits && n < FAST_IDS; bits &= bits - 1, n++)
-            a->slice[w] |= bits & -bits;
-        mask[w] = a->slice[w];
-        held[w] |= a->slice[w];
+        if (k == 0)
+            bits &= ~0u << (a->base % 32);
+        else if (k == CTX_WORDS) /* back at the first word: the ids below base */
+            bits &= ~(~0u << (a->base % 32));
+        uint32_t mine = 0;
+        for (; bits && n < fast_ids; bits &= bits - 1, n++)
+            mine |= bits & -bits;
+        a->slice[w] |= mine;
+        mask[w] |= mine;
+        held[w] |= mine;
     }
     a->sliced = 1;
 }
@@ -497,6 +511,7 @@ static struct faro_ctx_agreement *create(const struct faro_ctx_spec *s)
     a->bridge_rank = s->bridge_rank;
     a->take = s->take;
     a->want = s->want;
+    a->base = s->base % CTX_MAX;
     a->parent = me ? TREE_RANK(me - (me & -me)) : -1;
     for (int m = 1; m < n && !(me & m); m <<= 1)
         if (me + m < n)
@@ -581,6 +596,12 @@ int faro_ctx_tag(MPI_Comm comm)
     return FARO_TAG_CTX_BASE - (int)(comm->ctx_seq++ % FARO_TAG_CTX_SEQS);
 }
 
+uint32_t faro_ctx_base(uint32_t ctx, int tag)
+{
+    uint32_t h = ctx * 0x9e3779b1u ^ (uint32_t)tag * 0x85ebca77u;
+    return (h ^ h >> 15) % CTX_MAX;
+}
+
 void faro_ctx_spec_whole(struct faro_ctx_spec *s, const char *fn, MPI_Comm parent, int take,
                          int want)
 {
@@ -589,6 +610,7 @@ void faro_ctx_spec_whole(struct faro_ctx_spec *s, const char *fn, MPI_Comm paren
     s->take = take;
     s->want = want;
     s->tag = s->bridge_tag = faro_ctx_tag(parent);
+    s->base = faro_ctx_base(parent->context_id, s->tag);
     if (parent->inter) { /* both groups: each over its local group, the leaders bridge */
         s->tree = parent->local;
         s->bridge = parent;
@@ -615,6 +637,7 @@ int faro_ctx_agree_group(const char *fn, MPI_Comm parent, const int *members, in
     struct faro_ctx_spec s = {.fn = fn, .tree = parent, .members = members, .n = n, .me = me,
                               .tag = FARO_TAG_GROUP_BASE - tag % FARO_TAG_GROUP_TAGS,
                               .take = 1, .want = 1};
+    s.base = faro_ctx_base(parent->context_id, s.tag);
     uint32_t ids[2];
     int rc = faro_ctx_agree_spec(&s, ids);
     *ctx = ids[0];
