@@ -469,20 +469,13 @@ static int advance(struct faro_ctx_agreement *a)
 
 /* ---- creation, the poller, the entry points ---- */
 
-static void unlink_from(struct faro_ctx_agreement **list, struct faro_ctx_agreement *a,
-                        int polled_list)
-{
-    for (struct faro_ctx_agreement **pp = list; *pp;
-         pp = polled_list ? &(*pp)->pnext : &(*pp)->next)
-        if (*pp == a) {
-            *pp = polled_list ? a->pnext : a->next;
-            return;
-        }
-}
-
 static void destroy(struct faro_ctx_agreement *a)
 {
-    unlink_from(&pending, a, 0);
+    for (struct faro_ctx_agreement **pp = &pending; *pp; pp = &(*pp)->next)
+        if (*pp == a) {
+            *pp = a->next;
+            break;
+        }
     faro_comm_release(a->tree);
     if (a->bridge)
         faro_comm_release(a->bridge);
