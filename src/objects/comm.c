@@ -44,9 +44,11 @@ int faro_comm_check(MPI_Comm c)
 int faro_comm_bad(const char *fn, MPI_Comm c)
 {
     return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: %s", fn,
-                    c == MPI_COMM_NULL        ? "communicator is MPI_COMM_NULL"
+                    c == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL"
                     : c->magic == FARO_COMM_FREED ? "communicator was freed"
-                                                  : "argument is not a valid communicator");
+                    : c->magic == FARO_COMM_PENDING
+                        ? "communicator is not usable before its MPI_Comm_idup request completes"
+                        : "argument is not a valid communicator");
 }
 
 #define CHECK_COMM(fn, c)                                                                     \
@@ -135,9 +137,9 @@ static int check_info(const char *fn, MPI_Comm comm, MPI_Info info)
 }
 
 /* A communicator like comm that is not on a context yet (FARO_CTX_NONE, also
- * an intercommunicator's local one): the same ranks, topology, hints (info
- * instead when with_info) and the attributes their copy callbacks give. An
- * error is raised and returned. */
+ * an intercommunicator's local one; the program's calls reject it until
+ * attach): the same ranks, topology, hints (info instead when with_info) and
+ * the attributes their copy callbacks give. An error is raised and returned. */
 static int dup_object(const char *fn, MPI_Comm comm, int with_info, MPI_Info info,
                       MPI_Comm *out)
 {
@@ -177,6 +179,7 @@ static int dup_object(const char *fn, MPI_Comm comm, int with_info, MPI_Info inf
         faro_comm_destroy(c);
         return callback_failed(fn, comm, rc);
     }
+    c->magic = FARO_COMM_PENDING;
     *out = c;
     return MPI_SUCCESS;
 }
@@ -187,12 +190,14 @@ static void attach(MPI_Comm c, const uint32_t ids[2])
     c->context_id = ids[0];
     if (c->inter)
         c->local->context_id = ids[1];
+    c->magic = FARO_COMM_MAGIC;
 }
 
 /* A duplicate whose agreement failed: its attributes go (delete callbacks),
  * and the handle is dead, as after MPI_Comm_free. */
 static void discard(MPI_Comm c)
 {
+    c->magic = FARO_COMM_MAGIC; /* the delete callbacks may look at it */
     faro_attr_delete_all(FARO_ATTR_COMM, c, &c->attrs);
     faro_handle_forget(FARO_H_COMM, c);
     c->magic = FARO_COMM_FREED;

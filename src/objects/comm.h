@@ -18,6 +18,7 @@
 
 #define FARO_COMM_MAGIC 0x434f4d4du
 #define FARO_COMM_FREED 0x66726565u /* the program freed it; requests may still use it */
+#define FARO_COMM_PENDING 0x70656e64u /* an MPI_Comm_idup has not completed: not usable yet */
 
 struct faro_attr;
 struct faro_topo;
