@@ -28,16 +28,24 @@ static int no_mem(const char *fn, MPI_Comm comm)
     return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
 }
 
+int faro_inter_reduce_args(const char *fn, const void *sendbuf, void *recvbuf, int count,
+                           MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm, int *role)
+{
+    int rc;
+    *role = faro_inter_role(fn, comm, root, &rc);
+    if (*role < 0 || *role == FARO_INTER_IDLE)
+        return rc;
+    return check_red(fn, comm, *role == FARO_INTER_ROOT ? NULL : sendbuf,
+                     *role == FARO_INTER_ROOT ? recvbuf : NULL, count, type, op);
+}
+
 int faro_inter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
                       MPI_Op op, int root, MPI_Comm comm)
 {
     static const char fn[] = "MPI_Reduce";
-    int rc, role = faro_inter_role(fn, comm, root, &rc);
-    if (role < 0 || role == FARO_INTER_IDLE)
-        return rc;
-    rc = check_red(fn, comm, role == FARO_INTER_ROOT ? NULL : sendbuf,
-                   role == FARO_INTER_ROOT ? recvbuf : NULL, count, type, op);
-    if (rc || (size_t)count * type->size == 0)
+    int role, rc = faro_inter_reduce_args(fn, sendbuf, recvbuf, count, type, op, root, comm,
+                                          &role);
+    if (rc || role == FARO_INTER_IDLE || (size_t)count * type->size == 0)
         return rc;
     if (role == FARO_INTER_ROOT)
         return faro_coll_recv(fn, recvbuf, count, type, 0, FARO_COLL_TAG_INTER_REDUCE, comm,
@@ -80,25 +88,31 @@ static int reduce_swap(const char *fn, MPI_Comm comm, int tag, const void *sendb
     return rc;
 }
 
+int faro_inter_allreduce_args(const char *fn, const void *sendbuf, void *recvbuf, int count,
+                              MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    int rc = check_red(fn, comm, sendbuf, recvbuf, count, type, op);
+    if (!rc && sendbuf == recvbuf && (size_t)count * type->size > 0)
+        rc = faro_coll_err_alias(fn, comm);
+    return rc;
+}
+
 int faro_inter_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
                          MPI_Op op, MPI_Comm comm)
 {
     static const char fn[] = "MPI_Allreduce";
-    int rc = check_red(fn, comm, sendbuf, recvbuf, count, type, op);
+    int rc = faro_inter_allreduce_args(fn, sendbuf, recvbuf, count, type, op, comm);
     if (rc || (size_t)count * type->size == 0)
         return rc;
-    if (sendbuf == recvbuf)
-        return faro_coll_err_alias(fn, comm);
     void *got;
     rc = reduce_swap(fn, comm, FARO_COLL_TAG_INTER_ALLREDUCE, sendbuf, recvbuf, count, type, op,
                      NULL, &got);
     return rc ? rc : PMPI_Bcast(recvbuf, count, type, 0, comm->local);
 }
 
-/* recvcounts NULL: every rank gets recvcount (MPI_Reduce_scatter_block). */
-int faro_inter_reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, int recvcount,
-                              const int recvcounts[], MPI_Datatype type, MPI_Op op,
-                              MPI_Comm comm)
+int faro_inter_reduce_scatter_args(const char *fn, const void *sendbuf, void *recvbuf,
+                                   int recvcount, const int recvcounts[], MPI_Datatype type,
+                                   MPI_Op op, MPI_Comm comm, int *total)
 {
     int n = comm->size, rc;
     if (sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE)
@@ -113,30 +127,41 @@ int faro_inter_reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf
         rc = faro_coll_check_op(fn, comm, op, type);
     if (rc)
         return rc;
-    long total = 0;
+    long sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += recvcounts ? recvcounts[i] : recvcount;
+    if (sum > 0x7fffffffL)
+        return faro_err(comm, MPI_ERR_COUNT,
+                        "%s: the counts add up to %ld elements, more than an int holds", fn, sum);
+    *total = (int)sum;
+    return MPI_SUCCESS;
+}
+
+/* recvcounts NULL: every rank gets recvcount (MPI_Reduce_scatter_block). */
+int faro_inter_reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, int recvcount,
+                              const int recvcounts[], MPI_Datatype type, MPI_Op op,
+                              MPI_Comm comm)
+{
+    int n = comm->size, total;
+    int rc = faro_inter_reduce_scatter_args(fn, sendbuf, recvbuf, recvcount, recvcounts, type,
+                                            op, comm, &total);
+    if (rc)
+        return rc;
     int *displs = NULL;
     if (recvcounts) {
         displs = malloc(((size_t)n + 1) * sizeof(int));
         if (!displs)
             return no_mem(fn, comm);
+        int at = 0;
         for (int i = 0; i < n; i++) {
-            displs[i] = (int)total;
-            total += recvcounts[i];
+            displs[i] = at;
+            at += recvcounts[i];
         }
-    } else {
-        total = (long)recvcount * n;
     }
-    if (total > 0x7fffffffL) {
-        free(displs);
-        return faro_err(comm, MPI_ERR_COUNT,
-                        "%s: the counts add up to %ld elements, more than an int holds", fn,
-                        total);
-    }
-    rc = MPI_SUCCESS;
     if (total > 0 && type->size > 0) {
         struct faro_coll_tmp gt = {0};
         void *got = NULL;
-        rc = reduce_swap(fn, comm, FARO_COLL_TAG_INTER_REDUCE_SCATTER, sendbuf, NULL, (int)total,
+        rc = reduce_swap(fn, comm, FARO_COLL_TAG_INTER_REDUCE_SCATTER, sendbuf, NULL, total,
                          type, op, &gt, &got);
         if (!rc && recvcounts)
             rc = PMPI_Scatterv(got, recvcounts, displs, type, recvbuf, recvcounts[comm->rank],

@@ -16,7 +16,6 @@
 #include "p2p/request.h"
 #include "base/log.h"
 
-#define FARO_COMM_FREED 0x66726565u /* the program freed it; requests may still use it */
 
 struct faro_comm faro_mpi_comm_world = {
     .magic = FARO_COMM_MAGIC, .context_id = 0, .errhandler = &faro_mpi_errors_are_fatal,
@@ -45,9 +44,11 @@ int faro_comm_check(MPI_Comm c)
 int faro_comm_bad(const char *fn, MPI_Comm c)
 {
     return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: %s", fn,
-                    c == MPI_COMM_NULL        ? "communicator is MPI_COMM_NULL"
+                    c == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL"
                     : c->magic == FARO_COMM_FREED ? "communicator was freed"
-                                                  : "argument is not a valid communicator");
+                    : c->magic == FARO_COMM_PENDING
+                        ? "communicator is not usable before its MPI_Comm_idup request completes"
+                        : "argument is not a valid communicator");
 }
 
 #define CHECK_COMM(fn, c)                                                                     \
@@ -139,17 +140,13 @@ static int check_info(const char *fn, MPI_Comm comm, MPI_Info info)
     return MPI_SUCCESS;
 }
 
-/* Duplicate comm; info replaces the hints when given (Comm_dup_with_info). */
-static int dup(const char *fn, MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm)
+/* A communicator like comm that is not on a context yet (FARO_CTX_NONE, also
+ * an intercommunicator's local one; the program's calls reject it until
+ * attach): the same ranks, topology, hints (info instead when with_info) and
+ * the attributes their copy callbacks give. An error is raised and returned. */
+static int dup_object(const char *fn, MPI_Comm comm, int with_info, MPI_Info info,
+                      MPI_Comm *out)
 {
-    CHECK_COMM(fn, comm);
-    if (!newcomm)
-        return faro_err(comm, MPI_ERR_ARG, "%s: newcomm pointer is NULL", fn);
-    if (with_info) {
-        int rc = check_info(fn, comm, info);
-        if (rc)
-            return rc;
-    }
     int *world = NULL;
     if (comm->world) {
         world = malloc((size_t)comm->size * sizeof(int));
@@ -157,31 +154,21 @@ static int dup(const char *fn, MPI_Comm comm, int with_info, MPI_Info info, MPI_
             return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
         memcpy(world, comm->world, (size_t)comm->size * sizeof(int));
     }
-    uint32_t ctx;
-    int rc = faro_ctx_agree(fn, comm, 1, &ctx);
-    if (rc) {
-        free(world);
-        return rc;
-    }
-    MPI_Comm c = faro_comm_new(comm, ctx, comm->size, world, comm->rank);
+    MPI_Comm c = faro_comm_new(comm, FARO_CTX_NONE, comm->size, world, comm->rank);
     if (!c) {
         free(world);
-        faro_ctx_release(ctx);
         return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
     if (comm->inter) { /* the remote group and a private local communicator of its own */
         c->inter = 1;
         c->remote_size = comm->remote_size;
         c->remote_world = malloc(((size_t)comm->remote_size + 1) * sizeof(int));
-        if (!c->remote_world) {
+        if (c->remote_world)
+            memcpy(c->remote_world, comm->remote_world,
+                   (size_t)comm->remote_size * sizeof(int));
+        if (!c->remote_world || faro_inter_make_local(c, FARO_CTX_NONE)) {
             faro_comm_destroy(c);
             return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-        }
-        memcpy(c->remote_world, comm->remote_world, (size_t)comm->remote_size * sizeof(int));
-        rc = faro_inter_make_local(fn, comm->local, c);
-        if (rc) {
-            faro_comm_destroy(c);
-            return rc;
         }
     }
     MPI_Info hints = with_info ? info : comm->info;
@@ -190,12 +177,66 @@ static int dup(const char *fn, MPI_Comm comm, int with_info, MPI_Info info, MPI_
         faro_comm_destroy(c);
         return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
-    rc = faro_attr_copy_all(FARO_ATTR_COMM, comm, comm->attrs, c, &c->attrs);
+    int rc = faro_attr_copy_all(FARO_ATTR_COMM, comm, comm->attrs, c, &c->attrs);
     if (rc) {
         faro_attr_delete_all(FARO_ATTR_COMM, c, &c->attrs);
         faro_comm_destroy(c);
         return callback_failed(fn, comm, rc);
     }
+    c->magic = FARO_COMM_PENDING;
+    *out = c;
+    return MPI_SUCCESS;
+}
+
+/* The agreed ids: the communicator is usable from now on. */
+static void attach(MPI_Comm c, const uint32_t ids[2])
+{
+    c->context_id = ids[0];
+    if (c->inter)
+        c->local->context_id = ids[1];
+    c->magic = FARO_COMM_MAGIC;
+}
+
+/* A duplicate whose agreement failed: its attributes go (delete callbacks),
+ * and the handle is dead, as after MPI_Comm_free. */
+static void discard(MPI_Comm c)
+{
+    c->magic = FARO_COMM_MAGIC; /* the delete callbacks may look at it */
+    faro_attr_delete_all(FARO_ATTR_COMM, c, &c->attrs);
+    faro_handle_forget(FARO_H_COMM, c);
+    c->magic = FARO_COMM_FREED;
+    faro_comm_release(c);
+}
+
+static int check_dup_args(const char *fn, MPI_Comm comm, int with_info, MPI_Info info,
+                          MPI_Comm *newcomm)
+{
+    if (!newcomm)
+        return faro_err(comm, MPI_ERR_ARG, "%s: newcomm pointer is NULL", fn);
+    return with_info ? check_info(fn, comm, info) : MPI_SUCCESS;
+}
+
+/* Duplicate comm; info replaces the hints when given (Comm_dup_with_info).
+ * A process whose copy fails (memory, an attribute callback) still takes
+ * part in the agreement, so the others do not wait for it. */
+static int dup(const char *fn, MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm)
+{
+    FARO_LOCKED; /* objects and context ids are shared with other threads' creations */
+    CHECK_COMM(fn, comm);
+    int rc = check_dup_args(fn, comm, with_info, info, newcomm);
+    if (rc)
+        return rc;
+    MPI_Comm c = MPI_COMM_NULL;
+    rc = dup_object(fn, comm, with_info, info, &c);
+    struct faro_ctx_spec s;
+    uint32_t ids[2];
+    faro_ctx_spec_whole(&s, fn, comm, rc == MPI_SUCCESS, comm->inter ? 2 : 1);
+    int arc = faro_ctx_agree_spec(&s, ids);
+    if (!rc && arc)
+        discard(c);
+    if (rc || arc)
+        return rc ? rc : arc;
+    attach(c, ids);
     *newcomm = c;
     return MPI_SUCCESS;
 }
@@ -212,23 +253,66 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     return dup("MPI_Comm_dup_with_info", comm, 1, info, newcomm);
 }
 
-/* The nonblocking duplication runs to completion in the call: its request is
- * born complete. Correct, as the agreement is collective over comm in the
- * order every member calls it, but it blocks until every member has called. */
+/* The agreement of an idup is over (inside the progress engine): the
+ * request (FARO_REQ_COMM, ctx = the new communicator) completes. */
+static void idup_done(void *arg, int errclass, const uint32_t ids[2])
+{
+    struct faro_request *r = arg;
+    MPI_Comm c = r->ctx;
+    r->ctx = NULL;
+    if (errclass)
+        discard(c);
+    else
+        attach(c, ids);
+    faro_comm_release(c); /* the agreement's reference */
+    r->status.MPI_ERROR = errclass;
+    faro_req_complete(r);
+}
+
+static void voted(void *arg, int errclass, const uint32_t ids[2])
+{
+    (void)arg;
+    (void)errclass;
+    (void)ids;
+}
+
+/* The nonblocking duplication: the new communicator, its attributes
+ * (copied now, as MPI_Comm_dup does) and its handle exist when the call
+ * returns (as in MPICH); the context id agreement runs in the progress
+ * engine, and the communicator is usable when the request completes. */
 static int idup(const char *fn, MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm,
                 MPI_Request *request)
 {
+    FARO_LOCKED;
     CHECK_COMM(fn, comm);
-    if (!request)
-        return faro_err(comm, MPI_ERR_ARG, "%s: request pointer is NULL", fn);
-    int rc = dup(fn, comm, with_info, info, newcomm);
+    int rc = check_dup_args(fn, comm, with_info, info, newcomm);
+    if (!rc && !request)
+        rc = faro_err(comm, MPI_ERR_ARG, "%s: request pointer is NULL", fn);
     if (rc)
         return rc;
-    FARO_LOCKED; /* the request pool is shared with point-to-point threads */
-    struct faro_request *r = faro_req_alloc(FARO_REQ_DONE, comm);
-    if (!r)
-        return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory for a request", fn);
-    r->complete = 1;
+    MPI_Comm c = MPI_COMM_NULL;
+    struct faro_request *r = NULL;
+    rc = dup_object(fn, comm, with_info, info, &c);
+    if (!rc && !(r = faro_req_alloc(FARO_REQ_COMM, comm))) {
+        discard(c);
+        rc = faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory for a request", fn);
+    }
+    struct faro_ctx_spec s;
+    faro_ctx_spec_whole(&s, fn, comm, rc == MPI_SUCCESS, comm->inter ? 2 : 1);
+    if (rc) { /* take part all the same, so the others do not wait for this process */
+        faro_ctx_agree_start(&s, voted, NULL);
+        return rc;
+    }
+    r->ctx = c;
+    faro_comm_retain(c); /* until the agreement is over, whatever the program does */
+    int arc = faro_ctx_agree_start(&s, idup_done, r);
+    if (arc) {
+        faro_comm_release(c);
+        discard(c);
+        faro_req_release(r);
+        return arc;
+    }
+    *newcomm = c;
     *request = r;
     return MPI_SUCCESS;
 }

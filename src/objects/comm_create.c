@@ -93,6 +93,7 @@ static int split(const char *fn, MPI_Comm comm, int color, int key, MPI_Comm *ne
 #pragma weak MPI_Comm_split = PMPI_Comm_split
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+    FARO_LOCKED; /* objects and context ids are shared with other threads */
     static const char fn[] = "MPI_Comm_split";
     CHECK_COMM(fn, comm);
     if (!newcomm)
@@ -112,6 +113,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                          MPI_Comm *newcomm)
 {
+    FARO_LOCKED; /* objects and context ids are shared with other threads */
     static const char fn[] = "MPI_Comm_split_type";
     CHECK_COMM(fn, comm);
     if (!newcomm)
@@ -189,6 +191,7 @@ static int check_group(const char *fn, MPI_Comm comm, MPI_Group group)
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
+    FARO_LOCKED; /* objects and context ids are shared with other threads */
     static const char fn[] = "MPI_Comm_create";
     CHECK_COMM(fn, comm);
     int rc = check_group(fn, comm, group);
@@ -223,6 +226,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
+    FARO_LOCKED; /* objects and context ids are shared with other threads */
     static const char fn[] = "MPI_Comm_create_group";
     CHECK_COMM(fn, comm);
     FARO_CHECK_INTRA(fn, comm, MPI_ERR_COMM);

@@ -25,7 +25,7 @@ static int check_args(const char *fn, MPI_Comm comm, const void *buf, int count,
     if (!faro.initialized || faro.finalized)
         faro_fatal(MPI_ERR_OTHER, "%s called %s", fn,
                    faro.finalized ? "after MPI_Finalize" : "before MPI_Init");
-    if (faro_comm_check(comm))
+    if (internal ? !faro_comm_alive(comm) : faro_comm_check(comm) != 0)
         return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: %s", fn,
                         comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL"
                                               : "argument is not a valid communicator");

@@ -12,7 +12,8 @@ enum faro_req_kind {
     FARO_REQ_SEND, FARO_REQ_RECV,
     FARO_REQ_DONE, /* born complete */
     FARO_REQ_GREQ, /* generalized: completed by the program (grequest.c) */
-    FARO_REQ_COLL  /* nonblocking collective: ctx is its schedule (coll/nbc_sched.c) */
+    FARO_REQ_COLL, /* nonblocking collective: ctx is its schedule (coll/nbc_sched.c) */
+    FARO_REQ_COMM  /* MPI_Comm_idup: ctx is the new communicator (objects/comm.c) */
 };
 enum faro_send_mode { FARO_MODE_STANDARD, FARO_MODE_SYNC, FARO_MODE_READY, FARO_MODE_BUFFERED };
 

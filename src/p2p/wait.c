@@ -14,7 +14,9 @@ static int req_error(const char *fn, struct faro_request *r)
     if (cls == MPI_SUCCESS)
         return MPI_SUCCESS;
     int code;
-    if (r->kind == FARO_REQ_COLL)
+    if (r->kind == FARO_REQ_COMM)
+        code = faro_ctx_failed(fn, r->comm, cls);
+    else if (r->kind == FARO_REQ_COLL)
         code = faro_err(r->comm, cls, "%s: a nonblocking collective failed: one of its "
                         "messages or local steps failed with this error class (counts or types "
                         "that do not match across ranks give MPI_ERR_TRUNCATE)", fn);
@@ -350,7 +352,7 @@ int PMPI_Cancel(MPI_Request *request)
     if (faro_req_check(*request))
         return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Cancel: not a valid request");
     struct faro_request *r = *request;
-    if (r->kind == FARO_REQ_COLL)
+    if (r->kind == FARO_REQ_COLL || r->kind == FARO_REQ_COMM)
         return faro_err(r->comm, MPI_ERR_REQUEST,
                         "MPI_Cancel: cannot cancel a nonblocking collective (complete it with "
                         "MPI_Wait/MPI_Test, or MPI_Request_free it)");
