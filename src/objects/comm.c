@@ -41,6 +41,11 @@ int faro_comm_check(MPI_Comm c)
     return (c && c->magic == FARO_COMM_MAGIC) ? 0 : -1;
 }
 
+int faro_comm_check_local(MPI_Comm c)
+{
+    return (c && (c->magic == FARO_COMM_MAGIC || c->magic == FARO_COMM_PENDING)) ? 0 : -1;
+}
+
 int faro_comm_bad(const char *fn, MPI_Comm c)
 {
     return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: %s", fn,
@@ -54,6 +59,11 @@ int faro_comm_bad(const char *fn, MPI_Comm c)
 #define CHECK_COMM(fn, c)                                                                     \
     do {                                                                                      \
         if (faro_comm_check(c))                                                               \
+            return faro_comm_bad(fn, c);                                                      \
+    } while (0)
+#define CHECK_COMM_LOCAL(fn, c)                                                               \
+    do {                                                                                      \
+        if (faro_comm_check_local(c))                                                         \
             return faro_comm_bad(fn, c);                                                      \
     } while (0)
 
@@ -96,7 +106,7 @@ void faro_comm_destroy(MPI_Comm c)
 #pragma weak MPI_Comm_size = PMPI_Comm_size
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
-    CHECK_COMM("MPI_Comm_size", comm);
+    CHECK_COMM_LOCAL("MPI_Comm_size", comm);
     if (!size)
         return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_size: size pointer is NULL");
     *size = comm->size;
@@ -106,7 +116,7 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 #pragma weak MPI_Comm_rank = PMPI_Comm_rank
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
-    CHECK_COMM("MPI_Comm_rank", comm);
+    CHECK_COMM_LOCAL("MPI_Comm_rank", comm);
     if (!rank)
         return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_rank: rank pointer is NULL");
     *rank = comm->rank;
@@ -116,7 +126,7 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 #pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
-    CHECK_COMM("MPI_Comm_test_inter", comm);
+    CHECK_COMM_LOCAL("MPI_Comm_test_inter", comm);
     if (!flag)
         return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_test_inter: flag pointer is NULL");
     *flag = comm->inter;
@@ -370,8 +380,8 @@ static const int *world_of(MPI_Comm c, int **tmp)
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     static const char fn[] = "MPI_Comm_compare";
-    CHECK_COMM(fn, comm1);
-    CHECK_COMM(fn, comm2);
+    CHECK_COMM_LOCAL(fn, comm1);
+    CHECK_COMM_LOCAL(fn, comm2);
     if (!result)
         return faro_err(comm1, MPI_ERR_ARG, "%s: result pointer is NULL", fn);
     if (comm1 == comm2) {
@@ -404,7 +414,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 #pragma weak MPI_Comm_group = PMPI_Comm_group
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
-    CHECK_COMM("MPI_Comm_group", comm);
+    CHECK_COMM_LOCAL("MPI_Comm_group", comm);
     if (!group)
         return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_group: group pointer is NULL");
     int *tmp;
@@ -422,7 +432,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 #pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
 int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
 {
-    CHECK_COMM("MPI_Comm_set_name", comm);
+    CHECK_COMM_LOCAL("MPI_Comm_set_name", comm);
     if (!name)
         return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_set_name: name is NULL");
     /* longer names are cut at MPI_MAX_OBJECT_NAME - 1 characters */
@@ -433,7 +443,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
 #pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
 int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 {
-    CHECK_COMM("MPI_Comm_get_name", comm);
+    CHECK_COMM_LOCAL("MPI_Comm_get_name", comm);
     if (!name || !resultlen)
         return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_get_name: %s is NULL",
                         name ? "resultlen" : "comm_name");
@@ -447,7 +457,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 #pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
-    CHECK_COMM("MPI_Comm_set_info", comm);
+    CHECK_COMM_LOCAL("MPI_Comm_set_info", comm);
     int rc = check_info("MPI_Comm_set_info", comm, info);
     if (rc)
         return rc;
@@ -463,7 +473,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 #pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
-    CHECK_COMM("MPI_Comm_get_info", comm);
+    CHECK_COMM_LOCAL("MPI_Comm_get_info", comm);
     if (!info_used)
         return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_get_info: info_used pointer is NULL");
     int rc = comm->info ? PMPI_Info_dup(comm->info, info_used) : PMPI_Info_create(info_used);

@@ -392,11 +392,7 @@ static int check_eh(const char *fn, MPI_Errhandler eh)
 
 static int check_comm(const char *fn, MPI_Comm comm)
 {
-    if (faro_comm_check(comm))
-        return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: %s", fn,
-                        comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL"
-                                              : "argument is not a valid communicator");
-    return MPI_SUCCESS;
+    return faro_comm_check_local(comm) ? faro_comm_bad(fn, comm) : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler

@@ -249,6 +249,25 @@ int main(int argc, char **argv)
     use_comm(n, 2);
     TU_CHECK(MPI_Comm_free(&n));
 
+    /* While pending, calls that do not communicate work on the new handle (as
+     * in MPICH and Open MPI: mpi4py sets its errhandler before waiting);
+     * communication on it is refused with MPI_ERR_COMM until it completes. */
+    TU_CHECK(MPI_Comm_idup(MPI_COMM_WORLD, &n, &r));
+    {
+        int rk = -1, sz = -1, x = 0;
+        TU_CHECK(MPI_Comm_set_errhandler(n, MPI_ERRORS_RETURN));
+        TU_CHECK(MPI_Comm_set_name(n, "pending"));
+        TU_CHECK(MPI_Comm_rank(n, &rk));
+        TU_CHECK(MPI_Comm_size(n, &sz));
+        TU_ASSERT(rk == rank && sz == size, "pending idup: rank %d size %d", rk, sz);
+        TU_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+        TU_EXPECT_CLASS(MPI_Send(&x, 1, MPI_INT, 0, 0, n), MPI_ERR_COMM);
+        TU_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+    }
+    TU_CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE));
+    use_comm(n, 3);
+    TU_CHECK(MPI_Comm_free(&n));
+
     /* the late root, on WORLD and on a dup */
     late_root(MPI_COMM_WORLD, 3);
     TU_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &m));
