@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "mpi.h"
+#include "objects/predefined.h"
 #include "transport.h"
 
 #define FARO_TAG_UB 2147483647
@@ -33,6 +34,7 @@ struct faro_errhandler {
     int refcount;   /* user handlers: the program's handle + each object using it */
     int predefined;
 };
+FARO_PREDEFINED_WRAPPER(faro_errhandler, ERRHANDLER);
 enum { FARO_EH_FATAL, FARO_EH_RETURN, FARO_EH_ABORT, FARO_EH_USER };
 
 /* References held by objects (a communicator holds one on its errhandler):

@@ -17,22 +17,22 @@
 #include "base/log.h"
 
 
-struct faro_comm faro_mpi_comm_world = {
-    .magic = FARO_COMM_MAGIC, .context_id = 0, .errhandler = &faro_mpi_errors_are_fatal,
-    .name = "MPI_COMM_WORLD", .predefined = 1, .refcount = 1};
-struct faro_comm faro_mpi_comm_self = {
+struct faro_comm_predefined faro_mpi_comm_world = {.obj = {
+    .magic = FARO_COMM_MAGIC, .context_id = 0, .errhandler = MPI_ERRORS_ARE_FATAL,
+    .name = "MPI_COMM_WORLD", .predefined = 1, .refcount = 1}};
+struct faro_comm_predefined faro_mpi_comm_self = {.obj = {
     .magic = FARO_COMM_MAGIC, .context_id = 1, .rank = 0, .size = 1,
-    .errhandler = &faro_mpi_errors_are_fatal, .name = "MPI_COMM_SELF", .predefined = 1,
-    .refcount = 1};
+    .errhandler = MPI_ERRORS_ARE_FATAL, .name = "MPI_COMM_SELF", .predefined = 1,
+    .refcount = 1}};
 
 static int self_world;
 
 int faro_comm_init(void)
 {
-    faro_mpi_comm_world.rank = faro.rank;
-    faro_mpi_comm_world.size = faro.size;
+    MPI_COMM_WORLD->rank = faro.rank;
+    MPI_COMM_WORLD->size = faro.size;
     self_world = faro.rank;
-    faro_mpi_comm_self.world = &self_world;
+    MPI_COMM_SELF->world = &self_world;
     return MPI_SUCCESS;
 }
 

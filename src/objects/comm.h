@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 #include "mpi.h"
+#include "objects/predefined.h"
 
 #define FARO_COMM_MAGIC 0x434f4d4du
 #define FARO_COMM_FREED 0x66726565u /* the program freed it; requests may still use it */
@@ -51,6 +52,7 @@ struct faro_comm {
     unsigned ctx_seq;
     struct faro_coll_nodes *coll_nodes;
 };
+FARO_PREDEFINED_WRAPPER(faro_comm, COMM);
 
 /* The job rank of the process a point-to-point rank r names (on an
  * intercommunicator, remote rank r). */

@@ -16,12 +16,13 @@
 #include "objects/type_build.h"
 
 #define BASIC(var, ctype, label)                                                     \
-    struct faro_datatype faro_mpi_##var = {                                          \
+    struct faro_datatype_predefined faro_mpi_##var = {.obj = {                       \
         .magic = FARO_TYPE_MAGIC, .size = sizeof(ctype), .lb = 0,                    \
         .extent = sizeof(ctype), .contig = 1, .dense = 1, .nseg = 1, .nrun = 1,      \
         .run = (struct faro_run[]){{0, sizeof(ctype), sizeof(ctype), 1, 0}},         \
         .true_extent = sizeof(ctype), .nbasic = 1, .align = alignof(ctype),          \
-        .committed = 1, .predefined = 1, .name = label, .basic = &faro_mpi_##var};
+        .committed = 1, .predefined = 1, .name = label,                              \
+        .basic = &faro_mpi_##var.obj}};
 
 BASIC(char, char, "MPI_CHAR")
 BASIC(signed_char, signed char, "MPI_SIGNED_CHAR")
@@ -87,7 +88,7 @@ BASIC(cxx_long_double_complex, long double _Complex, "MPI_CXX_LONG_DOUBLE_COMPLE
  * runs (one piece each) are their two basic elements. */
 #define PAIR(var, vtype, itype, label)                                                  \
     struct pair_##var { vtype v; itype i; };                                            \
-    struct faro_datatype faro_mpi_##var = {                                             \
+    struct faro_datatype_predefined faro_mpi_##var = {.obj = {                          \
         .magic = FARO_TYPE_MAGIC, .size = sizeof(vtype) + sizeof(itype), .lb = 0,       \
         .extent = sizeof(struct pair_##var),                                            \
         .contig = sizeof(vtype) + sizeof(itype) == sizeof(struct pair_##var) &&         \
@@ -100,7 +101,7 @@ BASIC(cxx_long_double_complex, long double _Complex, "MPI_CXX_LONG_DOUBLE_COMPLE
                                     sizeof(itype), 1, sizeof(vtype)}},                  \
         .true_extent = offsetof(struct pair_##var, i) + sizeof(itype), .nbasic = 2,     \
         .align = alignof(struct pair_##var), .committed = 1, .predefined = 1,           \
-        .name = label, .basic = &faro_mpi_##var};
+        .name = label, .basic = &faro_mpi_##var.obj}};
 
 PAIR(float_int, float, int, "MPI_FLOAT_INT")
 PAIR(double_int, double, int, "MPI_DOUBLE_INT")

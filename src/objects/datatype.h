@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mpi.h"
+#include "objects/predefined.h"
 
 #define FARO_TYPE_MAGIC 0x54595045u
 
@@ -77,6 +78,7 @@ struct faro_datatype {
     struct faro_type_contents *contents; /* NULL for predefined types */
     char namebuf[MPI_MAX_OBJECT_NAME];
 };
+FARO_PREDEFINED_WRAPPER(faro_datatype, DATATYPE);
 
 int faro_type_check(MPI_Datatype t); /* 0 when usable in communication (committed) */
 int faro_type_valid(MPI_Datatype t); /* 0 for a live handle, committed or not */

@@ -10,8 +10,8 @@
 
 #include "core.h"
 
-struct faro_group faro_mpi_group_empty = {
-    .magic = FARO_GROUP_MAGIC, .size = 0, .rank = MPI_UNDEFINED, .predefined = 1};
+struct faro_group_predefined faro_mpi_group_empty = {.obj = {
+    .magic = FARO_GROUP_MAGIC, .size = 0, .rank = MPI_UNDEFINED, .predefined = 1}};
 
 int faro_group_check(MPI_Group g)
 {

@@ -17,8 +17,9 @@
 #include "core.h"
 
 #define PREDEF(var, kind_, commute_, label)                                               \
-    struct faro_op faro_mpi_op_##var = {.magic = FARO_OP_MAGIC, .kind = kind_,             \
-                                        .commute = commute_, .predefined = 1, .name = label};
+    struct faro_op_predefined faro_mpi_op_##var = {.obj = {                                 \
+        .magic = FARO_OP_MAGIC, .kind = kind_, .commute = commute_, .predefined = 1,          \
+        .name = label}};
 PREDEF(max, FARO_OP_MAX, 1, "MPI_MAX")
 PREDEF(min, FARO_OP_MIN, 1, "MPI_MIN")
 PREDEF(sum, FARO_OP_SUM, 1, "MPI_SUM")

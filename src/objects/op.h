@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include "mpi.h"
+#include "objects/predefined.h"
 
 int faro_op_reduce(MPI_Op op, const void *in, void *inout, size_t count, MPI_Datatype t);
 /* 0 when op may be applied to t; else MPI_ERR_OP (or MPI_ERR_TYPE) and why in msg
@@ -44,6 +45,7 @@ struct faro_op {
     MPI_User_function *fn;   /* user ops */
     const char *name;
 };
+FARO_PREDEFINED_WRAPPER(faro_op, OP);
 
 /* ---- kernels (op_kernels.c) ----
  * Element kinds: the C type a predefined datatype's elements are reduced as. */

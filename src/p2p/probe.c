@@ -12,7 +12,8 @@ struct faro_message {
     struct faro_unexp *u;
     MPI_Comm comm;
 };
-struct faro_message faro_mpi_message_no_proc;
+FARO_PREDEFINED_WRAPPER(faro_message, MESSAGE);
+struct faro_message_predefined faro_mpi_message_no_proc;
 
 /* A probe fills source, tag and count; MPI_ERROR stays as the program set it
  * (only the calls that return several statuses write it). */
