@@ -253,7 +253,8 @@ static int c_alltoall(struct t *t)
     for (long i = 0; i < n; i++)
         for (int p = 0; p < t->size; p++)
             if (p != t->rank)
-                t_send(t, p, (unsigned)i % 3, T_HDR_MIN, (size_t)(i * 131) % 20000, T_AUTO);
+                t_send(t, p, (unsigned)i % 3, T_HDR_MIN,
+                       t_min((size_t)(i * 131) % 20000, t->attr.max_send), T_AUTO);
     return t_wait(t, t_got, n * (t->size - 1), "messages from every peer");
 }
 
@@ -493,6 +494,11 @@ static int c_wait_fd(struct t *t)
     long before = t->nrecv;
     double t0 = t_now();
     for (;;) {
+        /* Asked again before every sleep, as the core does (transport.h). */
+        if (t->ops->wait_fd(t->tp, &fd) != FARO_TP_OK) {
+            t_fail(t, "wait_fd failed the second time");
+            return -1;
+        }
         struct pollfd pf = { .fd = fd, .events = POLLIN };
         int n = poll(&pf, 1, 5000);
         if (n <= 0) {
