@@ -284,7 +284,9 @@ int ofi_choose(faro_tp_t *tp, char *why, size_t whylen, char *note, size_t notel
         if (fi_getinfo(OFI_API, NULL, NULL, 0, h, &manual) != 0)
             manual = NULL;
         for (struct fi_info *m = manual; m; m = m->next)
-            if (m->addr_format == pick->addr_format) { /* IPv4 stays IPv4 */
+            if (m->addr_format == pick->addr_format && /* IPv4 stays IPv4 */
+                m->domain_attr->name && pick->domain_attr->name &&
+                !strcmp(m->domain_attr->name, pick->domain_attr->name)) {
                 pick = m;
                 break;
             }

@@ -21,7 +21,7 @@
  * full: FI_RM_ENABLED), send_inline says FARO_TP_AGAIN and isend queues the
  * send behind the peer's earlier ones, in order; progress posts queued sends
  * as completions free room. The queue holds the owner's own isends (their
- * payload in place, about 100 bytes of bookkeeping each) and this transport's
+ * payload in place, 112 bytes of bookkeeping each) and this transport's
  * hellos and goodbyes: it is bounded by what the owner has in flight.
  */
 #include "config.h"
