@@ -149,7 +149,7 @@ static void rc_start(void)
     mon.fd = fd;
     pthread_attr_init(&a);
     pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&a, 64 * 1024);
+    pthread_attr_setstacksize(&a, 256 * 1024); /* room for sanitizer builds */
     int rc = pthread_create(&t, &a, rc_thread, NULL);
     pthread_attr_destroy(&a);
     if (rc) {

@@ -47,10 +47,10 @@
 #define OFI_KIND_BYE 0xffu
 #define OFI_MAX_NAME 160          /* bytes of an fi_getname address we carry */
 #define OFI_PROV_LEN 32
-#define OFI_BOUNCE 8192           /* a send buffer: wire + header + payload */
 #define OFI_MAX_MSG 16384         /* largest message, wire + header + payload: a receive
                                    * buffer (ofi_init.c, ofi_progress.c) */
-#define OFI_MAX_INLINE (OFI_BOUNCE - sizeof(struct ofi_wire))
+#define OFI_BOUNCE OFI_MAX_MSG    /* a send buffer: any message fits one (gathering) */
+#define OFI_MAX_INLINE (8192 - sizeof(struct ofi_wire)) /* send_inline copies up to this */
 #define OFI_TX_IOV 4              /* wire+header and up to 3 payload pieces in place */
 #define OFI_TX_HEAD 256           /* a whole message this small is copied into its send entry */
 #define OFI_CQ_BATCH 16

@@ -93,7 +93,7 @@ int ofi_mem_reg(faro_tp_t *tp, void *buf, size_t len, unsigned flags, faro_tp_me
     struct faro_rcache_entry *e;
     if (flags & FARO_TP_MEM_DEVICE)
         return FARO_TP_UNSUPPORTED;
-    if (faro_rcache_get(tp->rcache, buf, len, 1, &e) < 0)
+    if (faro_rcache_get(tp->rcache, buf, len, 1, &e) < 0) /* every registration: all rights */
         return FARO_TP_ERR;
     *mem = (faro_tp_mem_t *)e;
     return FARO_TP_OK;

@@ -5,9 +5,11 @@
  * A message leaves in one of three ways, the cheapest that applies:
  *   small      wire + header + payload up to OFI_TX_HEAD bytes are copied into
  *              the send's own pool entry
- *   buffer     up to OFI_BOUNCE bytes are copied into one of the send buffers
- *              (FARO_OFI_SEND_BUFS of them); send_inline always takes one of
- *              these two, so its caller may reuse its memory at once
+ *   buffer     up to 8 KiB (OFI_MAX_INLINE), and any message whose pieces are
+ *              more than the provider takes at once, are copied into one of
+ *              the send buffers (FARO_OFI_SEND_BUFS of 16 KiB); send_inline
+ *              always takes one of these two, so its caller may reuse its
+ *              memory at once
  *   in place   isend's payload goes from the owner's memory, behind the wire
  *              and header kept in the send's pool entry; under FI_MR_LOCAL the
  *              payload is registered through the registration cache
@@ -183,7 +185,7 @@ static int ofi_post(faro_tp_t *tp, struct faro_tp_ep *p, unsigned kind, const vo
     if (total <= OFI_TX_HEAD) {
         v[0] = (struct iovec){ tx->head, ofi_gather(tp, tx->head, kind, hdr, hdrlen, iov, iovcnt) };
         desc[0] = tp->tx_desc;
-    } else if (total <= OFI_BOUNCE && (copy || len <= 2048 || 1 + (size_t)iovcnt > tp->iov_limit)) {
+    } else if (copy || len <= 2048 || 1 + (size_t)iovcnt > tp->iov_limit) {
         if (!tp->nbfree)
             goto again;
         tx->bounce = tp->bfree[--tp->nbfree];
@@ -196,7 +198,7 @@ static int ofi_post(faro_tp_t *tp, struct faro_tp_ep *p, unsigned kind, const vo
         for (int i = 0; i < iovcnt; i++) {
             v[nv] = iov[i];
             if (tp->mr_local && iov[i].iov_len) {
-                if (faro_rcache_get(tp->rcache, iov[i].iov_base, iov[i].iov_len, ~0u,
+                if (faro_rcache_get(tp->rcache, iov[i].iov_base, iov[i].iov_len, 1,
                                     &tx->reg[tx->nreg]) < 0) {
                     ofi_tx_free(tp, tx);
                     return FARO_TP_ERR;
