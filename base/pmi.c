@@ -53,11 +53,7 @@ static int pmi_env_int(const char *name, int *out, char *err, size_t errlen)
     return 1;
 }
 
-/* Send one request line and read the response, which must have cmd=expect.
- * Returns 0; -1 when the exchange failed; -2 when the manager answered with a
- * nonzero rc (a missing key, say). err says why in both cases. */
-static int pmi_call(const char *line, int len, const char *expect, struct faro_pmi_msg *resp,
-                    char *err, size_t errlen)
+static int pmi_send(const char *line, int len, char *err, size_t errlen)
 {
     if (len < 0) {
         snprintf(err, errlen, "PMI request does not fit in a %d-byte line (key or value too "
@@ -69,6 +65,14 @@ static int pmi_call(const char *line, int len, const char *expect, struct faro_p
                  pmi.fd, strerror(errno));
         return -1;
     }
+    return 0;
+}
+
+/* Read the response to the last request, which must have cmd=expect.
+ * Returns 0; -1 when the exchange failed; -2 when the manager answered with a
+ * nonzero rc (a missing key, say). err says why in both cases. */
+static int pmi_reply(const char *expect, struct faro_pmi_msg *resp, char *err, size_t errlen)
+{
     char *l;
     size_t n;
     char why[256];
@@ -99,6 +103,13 @@ static int pmi_call(const char *line, int len, const char *expect, struct faro_p
         return -2;
     }
     return 0;
+}
+
+/* Send one request line and read its response (pmi_reply). */
+static int pmi_call(const char *line, int len, const char *expect, struct faro_pmi_msg *resp,
+                    char *err, size_t errlen)
+{
+    return pmi_send(line, len, err, errlen) < 0 ? -1 : pmi_reply(expect, resp, err, errlen);
 }
 
 static int pmi_handshake(struct faro_pmi_info *info, char *err, size_t errlen)
@@ -276,7 +287,7 @@ int faro_pmi_put(const char *key, const char *val)
     return 0;
 }
 
-int faro_pmi_barrier(void)
+int faro_pmi_barrier_while(void (*wait)(void *arg), void *arg)
 {
     if (!pmi.inited) {
         faro_error("PMI: used before faro_pmi_init");
@@ -286,12 +297,27 @@ int faro_pmi_barrier(void)
         return 0;
     char line[FARO_PMI_LINE_MAX], err[512];
     struct faro_pmi_msg m;
-    if (pmi_call(line, faro_pmi_format(line, sizeof line, "barrier_in", NULL), "barrier_out",
-                 &m, err, sizeof err) < 0) {
+    int rc = pmi_send(line, faro_pmi_format(line, sizeof line, "barrier_in", NULL), err,
+                      sizeof err);
+    /* Until the answer (or an end of file) is there, the caller's work. */
+    while (rc == 0 && wait && pmi.reader.start == pmi.reader.len) {
+        struct pollfd p = { .fd = pmi.fd, .events = POLLIN };
+        if (poll(&p, 1, 0) != 0)
+            break;
+        wait(arg);
+    }
+    if (rc == 0)
+        rc = pmi_reply("barrier_out", &m, err, sizeof err);
+    if (rc < 0) {
         faro_error("%s", err);
         return -1;
     }
     return 0;
+}
+
+int faro_pmi_barrier(void)
+{
+    return faro_pmi_barrier_while(NULL, NULL);
 }
 
 int faro_pmi_get(const char *key, char *val, size_t vallen)

@@ -7,8 +7,9 @@
  * a singleton: rank 0 of 1, with an in-process key-value store, so every call
  * below still works.
  *
- * All calls block (they are request/response on the PMI socket) and are only
- * made from MPI_Init, MPI_Finalize and MPI_Abort, never on the message path.
+ * All calls block (they are request/response on the PMI socket; a barrier may
+ * run the caller's work while it waits) and are only made from MPI_Init,
+ * MPI_Finalize and MPI_Abort, never on the message path.
  * Keys and values are printable text without spaces or '=' (binary data is
  * hex-encoded by the caller); the limits come from get_maxes.
  */
@@ -29,6 +30,10 @@ int faro_pmi_init(struct faro_pmi_info *info, char *err, size_t errlen);
 int faro_pmi_put(const char *key, const char *val);
 /* Commits this rank's puts and waits for every rank: gets after it see all puts. */
 int faro_pmi_barrier(void);
+/* The same, calling wait(arg) over and over until every rank has arrived
+ * (MPI_Finalize keeps its transports polled there: a peer's last send may
+ * complete only once this rank acknowledges it). */
+int faro_pmi_barrier_while(void (*wait)(void *arg), void *arg);
 /* Returns 0 and the value, or -1 when the key is unknown or the manager is gone. */
 int faro_pmi_get(const char *key, char *val, size_t vallen);
 /* Ask the process manager to end the whole job with this code and message. Does

@@ -120,6 +120,7 @@ struct faro_state {
     int ntps;
     int yield;             /* wait policy resolved */
     int depth;             /* FARO_RNDV_PIPELINE_DEPTH */
+    int rndv;              /* FARO_RNDV_PROTOCOL: FARO_RNDV_* (p2p/request.h) */
     char jobid[256];
     char hostname[MPI_MAX_PROCESSOR_NAME];
     long outstanding;      /* transport operations not yet completed */

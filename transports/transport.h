@@ -28,8 +28,10 @@
  *     and limits, as data. A transport that cannot work here returns
  *     FARO_TP_UNAVAILABLE with one line in `why` ("/dev/shm has 1 MiB free,
  *     needs 8 MiB; remount with size=..."), which faro_info and the log print;
- *     FARO_TP_ERR means it is broken, not merely absent. init never blocks on
- *     other processes.
+ *     FARO_TP_ERR means it is broken, not merely absent. On FARO_TP_OK it may
+ *     leave in `why` a note of what it found and chose (lines separated by
+ *     newlines: ofi's providers), which faro_info prints and the MPI core
+ *     ignores. init never blocks on other processes.
  *  2. addr_get: this endpoint's address, an opaque blob of at most
  *     FARO_TP_MAX_ADDR bytes. The owner publishes it (the MPI core: in the
  *     job's key-value store).
@@ -157,10 +159,12 @@
  * -------
  * wait_fd gives a file descriptor that becomes readable when progress may
  * have something to do (level-triggered: it stays readable while input is
- * pending). An owner whose last poll found nothing may sleep in poll() on
- * the wait fds of all its transports, with a timeout. A transport that cannot
- * offer one (shm polls memory) returns FARO_TP_UNSUPPORTED, and an owner
- * using it keeps polling.
+ * pending). An owner whose last poll found nothing calls wait_fd on each of
+ * its transports (again before every sleep: a transport may arm its
+ * descriptor then, as libfabric's fi_trywait requires, and makes it readable
+ * at once when sleeping is not safe) and may then sleep in poll() on them,
+ * with a timeout. A transport that cannot offer one (shm polls memory)
+ * returns FARO_TP_UNSUPPORTED, and an owner using it keeps polling.
  *
  * Threads: the owner serializes every call into one transport instance (one
  * lock or one thread), unless attr.caps has FARO_TP_CAP_THREAD_SAFE.

@@ -83,6 +83,23 @@ static inline void faro_status_empty(MPI_Status *s)
     s->faro_count = 0;
 }
 
+/* The rendezvous protocol for a peer whose transport has attributes a
+ * (FARO_RNDV_PROTOCOL, faro.rndv, forces one where the transport offers it;
+ * otherwise the first offered of get, put, pipeline). Sender and receiver
+ * compute it alike; each side also copes with the other's choice (an RTS
+ * without a key, a CTS_PUT the sender cannot use). */
+enum { FARO_RNDV_AUTO, FARO_RNDV_GET, FARO_RNDV_PUT, FARO_RNDV_PIPELINE };
+static inline int faro_rndv_choice(const faro_tp_attr_t *a)
+{
+    if (faro.rndv == FARO_RNDV_PIPELINE)
+        return FARO_RNDV_PIPELINE;
+    if (faro.rndv == FARO_RNDV_PUT && (a->caps & FARO_TP_CAP_PUT))
+        return FARO_RNDV_PUT;
+    if (a->caps & FARO_TP_CAP_GET)
+        return FARO_RNDV_GET;
+    return (a->caps & FARO_TP_CAP_PUT) ? FARO_RNDV_PUT : FARO_RNDV_PIPELINE;
+}
+
 /* send.c / recv.c: start the protocol for a prepared request */
 int faro_send_start(struct faro_request *r);
 int faro_recv_start(struct faro_request *r);

@@ -350,6 +350,7 @@ int faro_wireup(char *err, size_t errlen)
     long policy = faro_tun_int(FARO_TUN_WAIT_POLICY); /* spin|yield|auto */
     faro.yield = policy == 1 || (policy == 2 && faro.local_size > cores);
     faro.depth = (int)faro_tun_int(FARO_TUN_RNDV_PIPELINE_DEPTH);
+    faro.rndv = (int)faro_tun_int(FARO_TUN_RNDV_PROTOCOL);
 
     env = (faro_tp_env_t){
         .rank = faro.rank, .size = faro.size, .node_of = faro.node_of,

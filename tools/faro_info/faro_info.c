@@ -146,6 +146,18 @@ static void print_attr(const faro_tp_ops_t *ops, faro_tp_t *tp, const faro_tp_at
     printf("      bandwidth:   %.0f MB/s (hint)\n", a->bandwidth_mbs);
 }
 
+/* What a usable transport noted about its choices (transport.h, init): one
+ * line each, indented under its attributes. */
+static void print_note(const char *note)
+{
+    for (const char *p = note; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n)
+            printf("      %s %.*s\n", p == note ? "found:      " : "            ", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+}
+
 static void show_transports(void)
 {
     char jobid[64];
@@ -169,7 +181,7 @@ static void show_transports(void)
         const faro_tp_ops_t *ops = faro_transports[i];
         faro_tp_t *tp = NULL;
         faro_tp_attr_t attr;
-        char why[512] = "";
+        char why[4096] = "";
         memset(&attr, 0, sizeof attr);
 
         int rc = ops->init(&tp, &env, &attr, why, sizeof why);
@@ -187,6 +199,7 @@ static void show_transports(void)
                 printf(" (but not in FARO_TRANSPORTS=%s)", allowed);
             printf("\n");
             print_attr(ops, tp, &attr);
+            print_note(why);
             ops->finalize(tp);
         } else if (rc == FARO_TP_UNAVAILABLE) {
             printf("unusable: %s\n", why[0] ? why : "(the transport gave no reason)");
