@@ -15,6 +15,9 @@ extern const faro_tp_ops_t faro_tp_tcp_ops;
 #ifdef FARO_HAVE_OFI
 extern const faro_tp_ops_t faro_tp_ofi_ops;
 #endif
+#ifdef FARO_HAVE_VERBS
+extern const faro_tp_ops_t faro_tp_verbs_ops;
+#endif
 
 const faro_tp_ops_t *const faro_transports[] = {
     &faro_tp_self_ops,
@@ -22,6 +25,9 @@ const faro_tp_ops_t *const faro_transports[] = {
     &faro_tp_tcp_ops,
 #ifdef FARO_HAVE_OFI
     &faro_tp_ofi_ops,
+#endif
+#ifdef FARO_HAVE_VERBS
+    &faro_tp_verbs_ops,
 #endif
     NULL,
 };
