@@ -7,7 +7,18 @@
 # namespace hosts are multihost.sh's.
 . "$(dirname "$0")/common.sh"
 F="-launcher fork"
-trap 'rm -rf "$OUT".*' EXIT
+# On the way out (a failed check included): no stopped proxy, no job left.
+trap '[ -n "${proxy:-}" ] && kill -CONT $proxy 2>/dev/null; [ -n "${pid:-}" ] && kill $pid 2>/dev/null
+      rm -rf "$OUT".*' EXIT
+# bg_job ARGS...: mpiexec ARGS over fork hosts in the background; sets pid, and
+# proxy to host b's proxy (--id 1) a second later.
+bg_job() {
+    "$MPIEXEC" $F "$@" >"$OUT.out" 2>"$OUT.err" &
+    pid=$!
+    sleep 1
+    proxy=$(ps -o pid=,args= --ppid $pid | awk '/faro_proxy .*--id 1( |$)/ { print $1 }')
+    [ -n "$proxy" ] || fail "no proxy of host b"
+}
 
 # Placement: slots fill in turn; -n defaults to the slots.
 run 0 $F -hosts a,b:2 -l "$PROBE" env FARO_HOSTNAME MPI_LOCALRANKID MPI_LOCALNRANKS PMI_SIZE
@@ -67,8 +78,10 @@ while [ \$# -gt 0 ]; do case \$1 in --*) shift ;; *) break ;; esac; done
 exec "\$@"
 EOF
 chmod +x "$OUT.bin/srun"
+# (FARO_TCP_IF=lo: the nodes n1 and n2 are not this machine's name, so the
+# links would otherwise take this machine's own network address.)
 PATH=$OUT.bin:$PATH SLURM_JOB_ID=42 SLURM_JOB_NODELIST='n[1-2]' SLURM_TASKS_PER_NODE='2(x2)' \
-    run 0 -l "$PROBE" env FARO_HOSTNAME PMI_SIZE
+    FARO_TCP_IF=lo run 0 -l "$PROBE" env FARO_HOSTNAME PMI_SIZE
 expect_out "[1] FARO_HOSTNAME=n1"
 expect_out "[2] FARO_HOSTNAME=n2"
 expect_out "[3] PMI_SIZE=4"
@@ -99,17 +112,32 @@ sleep 0.5
 ps -eo args | grep -q '^[^ ]*pmi_probe sleep 22' && fail "ranks survived a SIGTERM to mpiexec"
 
 # A lost proxy ends the job at once, naming its host and ranks.
-"$MPIEXEC" $F -hosts a,b,c -ppn 2 "$PROBE" sleep 23 >"$OUT.out" 2>"$OUT.err" &
-pid=$!
-sleep 1
-proxy=$(ps -eo pid,args | awk '/[f]aro_proxy .*--id 1( |$)/ { print $1 }')
-[ -n "$proxy" ] || fail "no proxy of host b"
+bg_job -hosts a,b,c -ppn 2 "$PROBE" sleep 23
 kill -9 $proxy
 wait $pid
 [ $? -eq 255 ] || fail "a killed proxy: exit code, expected 255"
 expect_err "mpiexec: lost host b (ranks 2-3): its proxy's connection closed (the proxy died or was killed); ending the job"
 sleep 0.5
 ps -eo args | grep -q '^[^ ]*pmi_probe sleep 23' && fail "ranks survived a lost host"
+
+# A proxy not scheduled for three times the heartbeat (a host loaded far past
+# its cores) is not lost: its kernel still acknowledges the heartbeats. One
+# that stays stopped is, after 20 heartbeat times.
+bg_job -hosts a,b --heartbeat 0.5 -n 4 "$PROBE" sleep 4
+kill -STOP $proxy
+sleep 1.5
+kill -CONT $proxy
+wait $pid
+[ $? -eq 0 ] || fail "a proxy stopped for 1.5 s (heartbeat 0.5 s) ended the job"
+bg_job -hosts a,b --heartbeat 0.3 -n 4 "$PROBE" sleep 24
+kill -STOP $proxy
+wait $pid
+rc=$?
+kill -CONT $proxy
+[ $rc -eq 255 ] || fail "a stopped proxy: exit code $rc, expected 255"
+expect_err "mpiexec: lost host b (ranks 1,3): no message from its proxy for 6.0 s, though its host answers (the proxy is stopped or hangs)"
+sleep 1
+ps -eo args | grep -q '^[^ ]*pmi_probe sleep 24' && fail "ranks survived their stopped proxy"
 
 # stdin reaches rank 0 through its proxy; output is whole lines, tagged.
 printf 'twelve bytes' | timeout 30 "$MPIEXEC" $F -hosts a,b -n 3 -l "$PROBE" stdin >"$OUT.out" 2>"$OUT.err" ||

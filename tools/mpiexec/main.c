@@ -169,8 +169,9 @@ static int main_setup_hosts(struct mpx_job *job, int in_slurm)
     job->wdir = o->wdir ? o->wdir : getcwd(cwd, sizeof cwd);
     job->tcp_if = getenv("FARO_TCP_IF");
     job->heartbeat_ms = o->heartbeat_ms;
-    return mpx_kids_init(job, 0, job->nhosts) < 0 || mpx_job_encode(job) < 0
-               ? (fprintf(stderr, "mpiexec: out of memory for the job description\n"), -1) : 0;
+    if (mpx_kids_init(job, 0, job->nhosts) < 0)
+        return fprintf(stderr, "mpiexec: out of memory for %d hosts\n", job->nhosts), -1;
+    return 0;
 }
 
 /* Every host is this machine: the links stay on loopback. */
@@ -299,9 +300,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "mpiexec: %s\n", err);
             return 1;
         }
-        /* The job description names the addresses: encode it again. */
-        job.launch.len = 0;
-        mpx_job_encode(&job);
+        if (mpx_job_encode(&job) < 0) {
+            fprintf(stderr, "mpiexec: out of memory for the job description\n");
+            return 1;
+        }
         if (o->verbose) {
             char ranks[512];
             for (int h = 0; h < job.nhosts; h++) {

@@ -19,6 +19,8 @@
 #include <dirent.h>
 #include <arpa/inet.h>
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,6 +36,8 @@
 #define NODE_BACKLOG (4u << 20)     /* bytes queued before the node stops reading */
 #define NODE_AUTH_MS 10000          /* an accepted connection must authenticate by then */
 #define NODE_STDIN_WINDOW (1u << 20) /* stdin bytes in flight to rank 0's host */
+#define NODE_SILENT_MAX 20          /* heartbeat times a live but silent peer gets */
+#define NODE_STALL_SLACK_MS 100     /* a round later than its timers plus this: stalled */
 
 long long mpx_now_ms(void)
 {
@@ -388,7 +392,42 @@ static void node_min(long long *best, long long t)
         *best = t;
 }
 
-/* Heartbeats, silent links, late children, unauthenticated strangers. */
+/* Is the other end of a silent link gone? Silence alone proves little: a
+ * proxy that the kernel does not schedule for a while (a host loaded far past
+ * its cores) is silent too. But this side sends a heartbeat at least every
+ * quarter of the heartbeat time, and the other host's kernel acknowledges it
+ * within milliseconds whatever its processes do. So a link is lost when it
+ * has been silent for the heartbeat time and TCP has had no acknowledgement
+ * for half of it: the other host, or the network link, is down. A process
+ * that is alive but stopped (its kernel still acknowledging) is given
+ * NODE_SILENT_MAX heartbeat times. A node that was itself not scheduled
+ * restarts the clocks (node_stalled): it sent nothing to be acknowledged. */
+enum node_silence { NODE_ALIVE, NODE_DOWN, NODE_STOPPED };
+
+static enum node_silence node_silent(const struct mpx_conn *c, long long now, int hb)
+{
+    long long quiet = now - c->last_rx;
+    if (quiet < hb)
+        return NODE_ALIVE;
+    struct tcp_info ti;
+    socklen_t len = sizeof ti;
+    if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0 ||
+        ti.tcpi_last_ack_recv >= (unsigned)hb / 2)
+        return NODE_DOWN;
+    return quiet >= (long long)hb * NODE_SILENT_MAX ? NODE_STOPPED : NODE_ALIVE;
+}
+
+/* This node ran nothing for a while (not scheduled, or busy starting ranks):
+ * what its links did meanwhile cannot be judged. */
+static void node_stalled(struct mpx_job *job, long long now)
+{
+    for (int i = 0; i < job->nkids; i++)
+        job->kids[i].c.last_rx = now;
+    if (job->parent)
+        job->parent->last_rx = now;
+}
+
+/* Heartbeats, late children, unauthenticated strangers (before poll). */
 static void node_timers(struct mpx_job *job, long long now, int paused, long long *next)
 {
     int hb = job->heartbeat_ms, beat = hb / 4;
@@ -409,12 +448,6 @@ static void node_timers(struct mpx_job *job, long long now, int paused, long lon
             continue;
         if (paused)
             k->c.last_rx = now; /* not read: its silence proves nothing */
-        if (now - k->c.last_rx >= hb) {
-            snprintf(why, sizeof why, "no message from its proxy for %.1f s (host down, its "
-                     "network link down, or the proxy stopped)", hb / 1000.0);
-            mpx_kid_lost(job, k, why);
-            continue;
-        }
         if (now - k->c.last_tx >= beat)
             mpx_conn_send(&k->c, MPX_MSG_HEARTBEAT, NULL, 0, NULL, 0);
         node_min(next, k->c.last_rx + hb);
@@ -422,21 +455,41 @@ static void node_timers(struct mpx_job *job, long long now, int paused, long lon
     }
     if (job->parent && job->parent->fd >= 0) {
         struct mpx_conn *c = job->parent;
-        if (now - c->last_rx >= hb) {
-            snprintf(why, sizeof why, "no message for %.1f s", hb / 1000.0);
-            node_orphaned(job, why);
-        } else {
-            if (now - c->last_tx >= beat)
-                mpx_conn_send(c, MPX_MSG_HEARTBEAT, NULL, 0, NULL, 0);
-            node_min(next, c->last_rx + hb);
-            node_min(next, c->last_tx + beat);
-        }
+        if (now - c->last_tx >= beat)
+            mpx_conn_send(c, MPX_MSG_HEARTBEAT, NULL, 0, NULL, 0);
+        node_min(next, c->last_rx + hb);
+        node_min(next, c->last_tx + beat);
     }
     for (int i = 0; i < job->npending; i++)
         if (now - job->pending[i].since >= NODE_AUTH_MS)
             node_pending_drop(job, i--, "it did not authenticate in time");
         else
             node_min(next, job->pending[i].since + NODE_AUTH_MS);
+}
+
+/* Silent links (after the input of this round was read: a node that was not
+ * scheduled for a while must not blame its peers for it). */
+static void node_silence(struct mpx_job *job, long long now)
+{
+    int hb = job->heartbeat_ms;
+    char why[200];
+    enum node_silence st;
+    for (int i = 0; i < job->nkids; i++) {
+        struct mpx_link *k = &job->kids[i];
+        if (k->state != MPX_LINK_UP || (st = node_silent(&k->c, now, hb)) == NODE_ALIVE)
+            continue;
+        snprintf(why, sizeof why, "no message from its proxy for %.1f s%s",
+                 (now - k->c.last_rx) / 1000.0,
+                 st == NODE_DOWN ? " and TCP gets no acknowledgement (host or network link down)"
+                                 : ", though its host answers (the proxy is stopped or hangs)");
+        mpx_kid_lost(job, k, why);
+    }
+    if (job->parent && job->parent->fd >= 0 &&
+        (st = node_silent(job->parent, now, hb)) != NODE_ALIVE) {
+        snprintf(why, sizeof why, "no message for %.1f s%s", (now - job->parent->last_rx) / 1000.0,
+                 st == NODE_DOWN ? " and TCP gets no acknowledgement" : "");
+        node_orphaned(job, why);
+    }
 }
 
 static void node_kid_input(struct mpx_job *job, struct mpx_link *k)
@@ -531,7 +584,7 @@ void mpx_node_loop(struct mpx_job *job, int sfd)
     }
     long long timeout_at = job->is_root && job->opts.timeout_s
                                ? mpx_now_ms() + job->opts.timeout_s * 1000LL : 0;
-    long long drain_at = 0;
+    long long drain_at = 0, last_round = 0;
 
     while (P.pfd && P.who) {
         long long now = mpx_now_ms(), next = -1;
@@ -544,6 +597,9 @@ void mpx_node_loop(struct mpx_job *job, int sfd)
             mpx_signal_all(job, SIGKILL);
             job->killed = 1;
         }
+        if (last_round && now - last_round > job->heartbeat_ms / 4 + NODE_STALL_SLACK_MS)
+            node_stalled(job, now);
+        last_round = now;
         size_t backlog = job->parent ? mpx_conn_pending(job->parent) : mpx_output_pending(job);
         int paused = backlog > NODE_BACKLOG;
         node_timers(job, now, paused, &next);
@@ -626,6 +682,7 @@ void mpx_node_loop(struct mpx_job *job, int sfd)
         }
         if (sig)
             node_on_signal(job, sfd);
+        node_silence(job, mpx_now_ms());
     }
     free(P.pfd);
     free(P.who);

@@ -214,7 +214,7 @@ static void tree_fence_down(struct mpx_job *job, const unsigned char *p, size_t 
     for (int i = 0; i < job->nkids; i++)
         if (job->kids[i].state == MPX_LINK_UP)
             mpx_conn_send(&job->kids[i].c, MPX_MSG_FENCE_DOWN, p, len, NULL, 0);
-    if (job->nkids > 0 || job->parent)
+    if (job->nlocal > 0 && (job->nkids > 0 || job->parent)) /* mpiexec itself needs none */
         tree_store(job, p, len);
     job->fences++;
     job->fence_bytes += len;
