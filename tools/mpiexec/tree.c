@@ -433,10 +433,8 @@ void mpx_kid_message(struct mpx_job *job, struct mpx_link *k, int type, struct m
         job->fence_kids++;
         mpx_fence_local_ready(job);
         return;
-    case MPX_MSG_DONE:
+    case MPX_MSG_DONE: /* its stats count the link to us: its side of it */
         stats_add(&job->stats, p);
-        job->stats.ctl_frames += k->c.frames_in + k->c.frames_out;
-        job->stats.ctl_bytes += k->c.bytes_in + k->c.bytes_out;
         k->state = MPX_LINK_DONE;
         mpx_conn_close(&k->c);
         mpx_fence_local_ready(job);
