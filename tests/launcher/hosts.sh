@@ -120,6 +120,17 @@ expect_err "mpiexec: lost host b (ranks 2-3): its proxy's connection closed (the
 sleep 0.5
 ps -eo args | grep -q '^[^ ]*pmi_probe sleep 23' && fail "ranks survived a lost host"
 
+# A job of sleeping ranks costs mpiexec and its proxies next to no CPU: they
+# wait in poll() (an expired output-drain deadline once made mpiexec spin).
+bg_job -hosts a,b,c -n 3 "$PROBE" sleep 4
+sleep 2.5
+ticks=0
+for p in $pid $(ps -o pid= --ppid $pid); do
+    [ -r /proc/$p/stat ] && ticks=$((ticks + $(awk '{ print $14 + $15 }' /proc/$p/stat)))
+done
+wait $pid
+[ $ticks -le 30 ] || fail "mpiexec and its proxies used $ticks clock ticks in 3.5 s of a sleeping job"
+
 # A proxy not scheduled for three times the heartbeat (a host loaded far past
 # its cores) is not lost: its kernel still acknowledges the heartbeats. One
 # that stays stopped is, after 20 heartbeat times.

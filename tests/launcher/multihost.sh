@@ -13,7 +13,7 @@
 # iproute2, a container without the rights).
 #
 # The whole MPI test list across the hosts, by hand (from the build directory,
-# as root; an hour or more on two cores):
+# as root; hours on two cores; MULTIHOST_CONFIGS=shm,tcp for more than shm):
 #   MULTIHOST_FULL=1 sh SRC/tests/launcher/multihost.sh
 . "$(dirname "$0")/common.sh"
 srcdir=${srcdir:-.}
@@ -93,7 +93,7 @@ lists=$srcdir/tests/launcher/testlist-multihost
 configs=shm
 if [ "${MULTIHOST_FULL:-0}" = 1 ]; then
     lists="$srcdir/tests/mpi/testlist $srcdir/tests/mpi/testlist-*"
-    configs=shm,tcp
+    configs=${MULTIHOST_CONFIGS:-shm}
 fi
 # shellcheck disable=SC2086
 "$srcdir/tests/mpi/run-testlist" --mpiexec "$MPX" --bindir tests/mpi --config "$configs" \
@@ -146,6 +146,20 @@ expect_err "(the first interface that is up (lo, docker*, virbr* skipped: the jo
 expect_err "went out of (verified: that connection was made)"
 FARO_TCP_IF=nosuch0 hrun 1 true
 expect_err "no interface for the proxies to connect to: FARO_TCP_IF=nosuch0 matches no IPv4 interface that is up"
+
+# Faro programs under MPICH's Hydra across the same hosts: the nodes come from
+# Hydra's PMI_process_mapping, and tcp's default interface (no hint from a
+# Faro proxy) skips the decoy docker0.
+if command -v mpiexec.mpich >/dev/null 2>&1; then
+    TEST_NODES=3 FARO_VERBOSE=1 timeout 60 ip netns exec "$NETNS_HEAD" unshare --uts \
+        sh -c 'hostname "$0" && exec "$@"' "$NETNS_HEAD" mpiexec.mpich -launcher ssh \
+        -launcher-exec "$AGENT" -hosts "$HOSTS" -ppn 2 -n 6 tests/mpi/node_names \
+        >"$OUT.out" 2>"$OUT.err" </dev/null || fail "node_names under Hydra across the hosts"
+    expect_out "node_names: 6 ranks on 3 node(s): $H1 $H2 $H3"
+    expect_err "rank 5: info: tcp: interface eth0 $NETNS_NET.13/24: the first interface that is up (lo, docker*, virbr* skipped: the job is on several hosts)"
+else
+    echo "(no mpiexec.mpich: the run under Hydra is skipped)"
+fi
 
 # The launch tree: a chain of three proxies; its middle lost ends the job.
 hrun 0 --tree-width 1 -v -l "$PROBE" kvs

@@ -303,8 +303,8 @@ static void node_read_stdin(struct mpx_job *job)
         return;
     uint32_t h = htonl((uint32_t)job->host_of[0]);
     struct mpx_link *k = mpx_kid_for(job, job->host_of[0]);
-    if (n <= 0)
-        job->stdin_open = 0; /* end of file: an empty STDIN says so */
+    if (n <= 0 || !k || k->state == MPX_LINK_DONE || k->state == MPX_LINK_LOST)
+        job->stdin_open = 0; /* end of file (an empty STDIN says so), or nobody to read it */
     if (k)
         mpx_kid_send(job, k, MPX_MSG_STDIN, &h, 4, buf, n > 0 ? (size_t)n : 0);
     if (n > 0)
@@ -341,7 +341,8 @@ void mpx_stdin_write(struct mpx_job *job)
         uint32_t ack[2] = { htonl((uint32_t)done), htonl((uint32_t)closed) };
         mpx_conn_send(job->parent, MPX_MSG_STDIN_ACK, ack, sizeof ack, NULL, 0);
     }
-    memmove(job->stdin_q.p, job->stdin_q.p + done, left - done);
+    if (done && left > done)
+        memmove(job->stdin_q.p, job->stdin_q.p + done, left - done);
     job->stdin_q.len = left - done;
     if (job->stdin_eof && job->stdin_q.len == 0 && r && r->stdin_fd >= 0) {
         close(r->stdin_fd);
@@ -636,7 +637,7 @@ void mpx_node_loop(struct mpx_job *job, int sfd)
 
         node_min(&next, timeout_at && !job->ending ? timeout_at : 0);
         node_min(&next, job->ending && !job->killed ? job->kill_at : 0);
-        node_min(&next, drain_at);
+        node_min(&next, node_streams_open(job) ? drain_at : 0); /* a deadline only while it matters */
         int wait_ms = next < 0 ? -1 : next <= now ? 0 : (int)(next - now > 60000 ? 60000 : next - now);
         int rc = poll(P.pfd, P.n, wait_ms);
         if (rc < 0 && errno != EINTR) {
