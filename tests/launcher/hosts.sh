@@ -189,6 +189,13 @@ run 0 $A -envlist FARO_T_A -l "$PROBE" env FARO_T_A FARO_T_B
 expect_out "[0] FARO_T_A=one"
 expect_out "[0] FARO_T_B unset"
 
+# A proxy that cannot start its ranks (here: too few file descriptors) fails
+# the job naming its host and why.
+printf '#!/bin/sh\nshift\nexec sh -c "ulimit -n 16; $*"\n' >"$OUT.lowfd"
+chmod +x "$OUT.lowfd"
+FARO_TCP_IF=lo run 255 -launcher-exec "$OUT.lowfd" -hosts a -n 4 "$PROBE" kvs
+expect_err "mpiexec: lost host a (ranks 0-3): faro_proxy on a: cannot create the descriptors of rank 2: Too many open files"
+
 # The working directory: this one by default, -wdir when given.
 here=$(pwd)
 run 0 $F -hosts a,b -l pwd

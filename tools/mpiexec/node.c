@@ -68,17 +68,26 @@ void mpx_job_fail(struct mpx_job *job, int code, const char *fmt, ...)
 {
     if (job->ending)
         return; /* the first failure decides; the rest is its consequence */
+    char line[2048] = "";
     if (fmt) {
-        char line[2048];
         va_list ap;
         va_start(ap, fmt);
         vsnprintf(line, sizeof line - 1, fmt, ap);
         va_end(ap);
+    }
+    if (!job->is_root && job->parent) {
+        /* A proxy does not decide the job's end; it tells mpiexec that its
+         * host failed (its ranks may never report). */
+        struct mpx_buf b = { 0 };
+        mpx_buf_u32(&b, (uint32_t)job->host);
+        mpx_buf_str(&b, line[0] ? line : "its proxy failed");
+        mpx_conn_send(job->parent, MPX_MSG_LOST, b.p, b.len, NULL, 0);
+        mpx_buf_free(&b);
+    } else if (line[0]) {
         strcat(line, "\n");
         fputs(line, stderr);
         fflush(stderr);
     }
-    /* A proxy does not decide the job's end: its ranks' exits will. */
     node_end(job, code, SIGTERM);
 }
 

@@ -176,14 +176,14 @@ int mpx_spawn(struct mpx_job *job, const sigset_t *child_mask)
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
             pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 ||
             (want_in && pipe2(pi, O_CLOEXEC) < 0)) {
-            mpx_job_fail(job, 1, "mpiexec: cannot create the descriptors of rank %d: %s%s",
-                         r->rank, strerror(errno),
+            mpx_job_fail(job, 1, "%s: cannot create the descriptors of rank %d: %s%s",
+                         mpx_me(job), r->rank, strerror(errno),
                          errno == EMFILE ? " (raise the limit: ulimit -n)" : "");
             return -1;
         }
         pid_t pid = fork();
         if (pid < 0) {
-            mpx_job_fail(job, 1, "mpiexec: cannot start rank %d: fork: %s", r->rank,
+            mpx_job_fail(job, 1, "%s: cannot start rank %d: fork: %s", mpx_me(job), r->rank,
                          strerror(errno));
             close(sv[0]), close(sv[1]), close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
             return -1;
