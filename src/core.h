@@ -131,6 +131,8 @@ extern struct faro_state faro;
 
 /* wireup.c */
 int faro_wireup(char *err, size_t errlen);
+/* faro.hostname: FARO_HOSTNAME (set by mpiexec), else gethostname(). */
+void faro_node_name(void);
 /* Choose a transport for p and connect to it (the first message to it). */
 void faro_peer_connect(struct faro_peer *p);
 static inline struct faro_peer *faro_peer_get(int rank)

@@ -167,8 +167,8 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
     if (!name || !resultlen)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_processor_name: %s is NULL",
                         name ? "resultlen" : "name");
-    if (!faro.hostname[0] && gethostname(faro.hostname, sizeof faro.hostname))
-        strcpy(faro.hostname, "localhost");
+    if (!faro.hostname[0])
+        faro_node_name();
     snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", faro.hostname);
     *resultlen = (int)strlen(name);
     return MPI_SUCCESS;

@@ -3,7 +3,8 @@
  * carries the traffic to each peer. Runs once in MPI_Init over the PMI
  * key-value store:
  *
- *   put host, (rank 0) put job key      barrier
+ *   put host (unless the process manager publishes PMI_process_mapping),
+ *   (rank 0) put job key      barrier
  *   node map; init transports; put their addresses      barrier
  *   connect the peers of this node that a node-local transport reaches
  *   barrier; wireup_done
@@ -12,6 +13,10 @@
  * rank's first send to it (faro_peer_connect), or when its connection
  * arrives (the accepted upcall). At 10,000 ranks a rank then holds
  * connections only to the ranks it talks to.
+ *
+ * A node is a host name as the launcher used it (FARO_HOSTNAME, which
+ * mpiexec sets), else gethostname(); with PMI_process_mapping the nodes are
+ * the launcher's and no name is exchanged.
  *
  * Choice per peer: the own rank goes to the self-only transport; a peer on
  * this node to the first listed local-only transport both sides can use; any
@@ -97,27 +102,90 @@ static void on_ep_lost(void *core, void *ctx, int orderly, const char *why)
                why);
 }
 
-static int node_map(char *err, size_t errlen)
+/* MPICH's PMI_process_mapping, "(vector,(first node,node count,ranks per
+ * node),...)" repeated until every rank is placed, which Faro's mpiexec and
+ * Hydra publish: every rank's node in one get instead of one per rank.
+ * Returns 0, or -1 when the key is absent or malformed. */
+static int node_ids_from_mapping(int *node)
+{
+    char val[1024];
+    int blk[64][3], nb = 0, used;
+    if (faro_pmi_get("PMI_process_mapping", val, sizeof val))
+        return -1;
+    const char *p = val;
+    if (strncmp(p, "(vector", 7))
+        return -1;
+    p += 7;
+    while (nb < 64 && sscanf(p, ",(%d,%d,%d)%n", &blk[nb][0], &blk[nb][1], &blk[nb][2],
+                             &used) == 3) {
+        if (blk[nb][0] < 0 || blk[nb][1] < 1 || blk[nb][2] < 1)
+            return -1;
+        nb++;
+        p += used;
+    }
+    if (nb == 0 || strcmp(p, ")"))
+        return -1;
+    for (int r = 0; r < faro.size;)
+        for (int b = 0; b < nb && r < faro.size; b++)
+            for (int k = 0; k < blk[b][1] && r < faro.size; k++)
+                for (int i = 0; i < blk[b][2] && r < faro.size; i++)
+                    node[r++] = blk[b][0] + k;
+    return 0;
+}
+
+/* Node ids by host name, one get per rank: for process managers without
+ * PMI_process_mapping. hosts[] keeps the names of the first rank of each. */
+static int node_ids_from_names(int *node, char *err, size_t errlen)
 {
     char key[64], val[1024];
+    char **first = calloc((size_t)faro.size, sizeof *first);
+    int n = 0, rc = 0;
+    if (!first)
+        return snprintf(err, errlen, "out of memory building the node map"), -1;
+    for (int r = 0; r < faro.size && rc == 0; r++) {
+        snprintf(key, sizeof key, "faro-host-%d", r);
+        if (faro_pmi_get(key, val, sizeof val)) {
+            snprintf(err, errlen, "rank %d did not publish its host name", r);
+            rc = -1;
+            break;
+        }
+        int id = 0;
+        while (id < n && strcmp(first[id], val))
+            id++;
+        if (id == n && !(first[n++] = strdup(val))) {
+            snprintf(err, errlen, "out of memory building the node map");
+            rc = -1;
+        }
+        node[r] = id;
+    }
+    for (int i = 0; i < n; i++)
+        free(first[i]);
+    free(first);
+    return rc;
+}
+
+/* faro.node_of (nodes numbered in order of their first rank) and this node's
+ * ranks, from the process manager's map or else the published host names. */
+static int node_map(int have_mapping, char *err, size_t errlen)
+{
     faro.node_of = calloc((size_t)faro.size, sizeof(int));
     faro.local_ranks = calloc((size_t)faro.size, sizeof(int));
-    char **hosts = calloc((size_t)faro.size, sizeof(char *));
-    if (!faro.node_of || !faro.local_ranks || !hosts)
-        return snprintf(err, errlen, "out of memory building the node map"), -1;
+    int *id = calloc((size_t)faro.size, sizeof(int));
+    if (!faro.node_of || !faro.local_ranks || !id)
+        return free(id), snprintf(err, errlen, "out of memory building the node map"), -1;
+    if (!(have_mapping && node_ids_from_mapping(id) == 0) &&
+        node_ids_from_names(id, err, errlen) < 0)
+        return free(id), -1;
     faro.nnodes = 0;
     for (int r = 0; r < faro.size; r++) {
-        snprintf(key, sizeof key, "faro-host-%d", r);
-        if (faro_pmi_get(key, val, sizeof val))
-            return snprintf(err, errlen, "rank %d did not publish its host name", r), -1;
-        hosts[r] = strdup(val);
         int n = 0;
-        while (n < faro.nnodes && strcmp(hosts[faro.local_ranks[n]], val))
+        while (n < faro.nnodes && id[faro.local_ranks[n]] != id[r])
             n++;
         faro.node_of[r] = n;
         if (n == faro.nnodes)
             faro.local_ranks[faro.nnodes++] = r; /* first rank of each node, for now */
     }
+    free(id);
     faro.node = faro.node_of[faro.rank];
     faro.local_size = 0;
     for (int r = 0; r < faro.size; r++) {
@@ -127,9 +195,6 @@ static int node_map(char *err, size_t errlen)
             faro.local_rank = faro.local_size;
         faro.local_ranks[faro.local_size++] = r;
     }
-    for (int r = 0; r < faro.size; r++)
-        free(hosts[r]);
-    free(hosts);
     return 0;
 }
 
@@ -313,14 +378,24 @@ void faro_peer_connect(struct faro_peer *p)
         faro_fatal(MPI_ERR_OTHER, "%s", err);
 }
 
+void faro_node_name(void)
+{
+    const char *n = faro_tun_str(FARO_TUN_HOSTNAME);
+    if (*n)
+        snprintf(faro.hostname, sizeof faro.hostname, "%s", n);
+    else if (gethostname(faro.hostname, sizeof faro.hostname))
+        strcpy(faro.hostname, "localhost");
+    faro.hostname[sizeof faro.hostname - 1] = 0;
+}
+
 int faro_wireup(char *err, size_t errlen)
 {
     char key[64], val[64];
-    if (gethostname(faro.hostname, sizeof faro.hostname))
-        strcpy(faro.hostname, "localhost");
-    faro.hostname[sizeof faro.hostname - 1] = 0;
+    faro_node_name();
+    /* With the process manager's map nobody needs the names: no put. */
+    int have_mapping = faro_pmi_get("PMI_process_mapping", val, sizeof val) == 0;
     snprintf(key, sizeof key, "faro-host-%d", faro.rank);
-    if (faro_pmi_put(key, faro.hostname))
+    if (!have_mapping && faro_pmi_put(key, faro.hostname))
         return snprintf(err, errlen, "could not publish the host name"), -1;
     if (faro.rank == 0) {
         if (getrandom(job_key, sizeof job_key, 0) != (ssize_t)sizeof job_key)
@@ -330,7 +405,7 @@ int faro_wireup(char *err, size_t errlen)
     }
     if (faro_pmi_barrier())
         return snprintf(err, errlen, "PMI barrier failed (process manager gone?)"), -1;
-    if (node_map(err, errlen))
+    if (node_map(have_mapping, err, errlen))
         return -1;
     if (faro_pmi_get("faro-key", val, sizeof val) ||
         hex_decode(val, job_key, sizeof job_key) != KEYLEN)
