@@ -1,0 +1,60 @@
+#!/bin/sh
+# Dynamic connections between two jobs started separately, each under its own
+# mpiexec (tests/mpi/dyn_pair.c): job A opens a port and writes its name to a
+# file, job B reads it and connects; both check every kind of traffic on the
+# intercommunicator and on the merged communicator, three times on one port,
+# and both must exit 0. Under the default transports and tcp only, with
+# several sizes. Then the failure case: A's rank 0 ends abruptly after the
+# connection; A's mpiexec reports it (non-zero), while B must see
+# MPI_ERR_PROC_ABORTED naming the lost process, free the communicator, go on
+# and exit 0. A singleton accepts a job's connection. Every run has a time
+# limit, so nothing hangs. Run from the top build directory (automake does).
+MPIEXEC=${MPIEXEC:-./mpiexec}
+PROG=tests/mpi/dyn_pair
+DIR=${TMPDIR:-/tmp}/faro-dyn-jobs-$$
+trap 'rm -rf "$DIR"' EXIT
+[ -x "$MPIEXEC" ] && [ -x "$PROG" ] || { echo "ERROR: build first" >&2; exit 99; }
+mkdir -p "$DIR"
+status=0
+
+# pair NAME NA NB MODE_A MODE_B WANT_A WANT_B [VAR=VAL...]: one run of two jobs
+pair() {
+    name=$1 na=$2 nb=$3 ma=$4 mb=$5 wa=$6 wb=$7
+    shift 7
+    rm -f "$DIR/port"
+    if [ "$na" = 0 ]; then # a singleton, without mpiexec
+        env "$@" timeout -k 5 90 "$PROG" "$ma" "$DIR/port" >"$DIR/a.log" 2>&1 &
+    else
+        env "$@" timeout -k 5 90 "$MPIEXEC" -n "$na" "$PROG" "$ma" "$DIR/port" \
+            >"$DIR/a.log" 2>&1 &
+    fi
+    a=$!
+    env "$@" timeout -k 5 90 "$MPIEXEC" -n "$nb" "$PROG" "$mb" "$DIR/port" >"$DIR/b.log" 2>&1 &
+    b=$!
+    wait $a
+    ra=$?
+    wait $b
+    rb=$?
+    ok=1
+    case $wa in 0) [ $ra = 0 ] || ok=0 ;; *) { [ $ra != 0 ] && [ $ra != 124 ]; } || ok=0 ;; esac
+    [ $rb = "$wb" ] || ok=0
+    if [ $ok = 1 ]; then
+        echo "PASS $name (A: $na ranks, exit $ra; B: $nb ranks, exit $rb) $*"
+    else
+        echo "FAIL $name (A: $na ranks, exit $ra, wanted $wa; B: $nb ranks, exit $rb," \
+             "wanted $wb) $*"
+        echo "--- A:"; tail -20 "$DIR/a.log"
+        echo "--- B:"; tail -20 "$DIR/b.log"
+        status=1
+    fi
+}
+
+pair two-jobs 2 3 accept connect 0 0
+pair two-jobs-tcp 3 2 accept connect 0 0 FARO_TRANSPORTS=tcp
+pair two-jobs-rndv 1 2 accept connect 0 0 FARO_EAGER_LIMIT=0
+pair singleton-accepts 0 2 accept connect 0 0
+pair lost-job 2 2 accept-die connect-lose fail 0
+if [ $status = 0 ] && ! grep -q "lost contact with rank 0 of job" "$DIR/b.log"; then
+    echo "FAIL lost-job: B did not warn about the lost process"; cat "$DIR/b.log"; status=1
+fi
+exit $status
