@@ -695,6 +695,9 @@ FARO_API(int, Comm_accept, (const char *port_name, MPI_Info info, int root, MPI_
 FARO_API(int, Comm_connect, (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm))
 FARO_API(int, Comm_disconnect, (MPI_Comm *comm))
 FARO_API(int, Comm_join, (int fd, MPI_Comm *intercomm))
+FARO_API(int, Publish_name, (const char *service_name, MPI_Info info, const char *port_name))
+FARO_API(int, Unpublish_name, (const char *service_name, MPI_Info info, const char *port_name))
+FARO_API(int, Lookup_name, (const char *service_name, MPI_Info info, char *port_name))
 
 /* nonblocking collectives (area: nbc) */
 FARO_API(int, Ibarrier, (MPI_Comm comm, MPI_Request *request))

@@ -7,8 +7,8 @@
 # several sizes. Then the failure case: A's rank 0 ends abruptly after the
 # connection; A's mpiexec reports it (non-zero), while B must see
 # MPI_ERR_PROC_ABORTED naming the lost process, free the communicator, go on
-# and exit 0. A singleton accepts a job's connection. Every run has a time
-# limit, so nothing hangs. Run from the top build directory (automake does).
+# and exit 0. A singleton accepts a job's connection, and finds no name
+# service (tests/mpi/dyn_names). Every run has a time limit, so nothing hangs. Run from the top build directory (automake does).
 MPIEXEC=${MPIEXEC:-./mpiexec}
 PROG=tests/mpi/dyn_pair
 DIR=${TMPDIR:-/tmp}/faro-dyn-jobs-$$
@@ -56,5 +56,11 @@ pair singleton-accepts 0 2 accept connect 0 0
 pair lost-job 2 2 accept-die connect-lose fail 0
 if [ $status = 0 ] && ! grep -q "lost contact with rank 0 of job" "$DIR/b.log"; then
     echo "FAIL lost-job: B did not warn about the lost process"; cat "$DIR/b.log"; status=1
+fi
+# Without a process manager there is no name service: a clear error.
+if TEST_SINGLETON=1 timeout 60 tests/mpi/dyn_names >"$DIR/s.log" 2>&1; then
+    echo "PASS singleton-names"
+else
+    echo "FAIL singleton-names"; cat "$DIR/s.log"; status=1
 fi
 exit $status

@@ -98,6 +98,12 @@ struct mpx_kvs *mpx_kvs_new(void);
 void mpx_kvs_free(struct mpx_kvs *kvs);
 /* Serve every complete request on rank r's socket; closes it at EOF. */
 void mpx_pmi_serve(struct mpx_job *job, struct mpx_rank *r);
+/* Send one formatted reply line to rank r (len < 0: it did not fit). */
+void mpx_pmi_send(struct mpx_rank *r, const char *line, int len);
+
+/* names.c: serve a name service command (publish_name, lookup_name,
+ * unpublish_name); 0 when m is none of them. */
+int mpx_names_serve(struct mpx_rank *r, const struct faro_pmi_msg *m);
 
 /* iofwd.c: read what is there (a few reads, or all: until it would block);
  * forward complete lines; write out the rest and close at EOF. */
