@@ -4,7 +4,7 @@
 # file, job B reads it and connects; both check every kind of traffic on the
 # intercommunicator and on the merged communicator, three times on one port,
 # and both must exit 0. Under the default transports and tcp only, with
-# several sizes. Then the failure case: A's rank 0 ends abruptly after the
+# several sizes, and once on the nonblocking collectives (dyn_pair_nbc). Then the failure case: A's rank 0 ends abruptly after the
 # connection; A's mpiexec reports it (non-zero), while B must see
 # MPI_ERR_PROC_ABORTED naming the lost process, free the communicator, go on
 # and exit 0. A singleton accepts a job's connection, and finds no name
@@ -13,7 +13,8 @@ MPIEXEC=${MPIEXEC:-./mpiexec}
 PROG=tests/mpi/dyn_pair
 DIR=${TMPDIR:-/tmp}/faro-dyn-jobs-$$
 trap 'rm -rf "$DIR"' EXIT
-[ -x "$MPIEXEC" ] && [ -x "$PROG" ] || { echo "ERROR: build first" >&2; exit 99; }
+[ -x "$MPIEXEC" ] && [ -x "$PROG" ] && [ -x "${PROG}_nbc" ] ||
+    { echo "ERROR: build first" >&2; exit 99; }
 mkdir -p "$DIR"
 status=0
 
@@ -53,6 +54,9 @@ pair two-jobs 2 3 accept connect 0 0
 pair two-jobs-tcp 3 2 accept connect 0 0 FARO_TRANSPORTS=tcp
 pair two-jobs-rndv 1 2 accept connect 0 0 FARO_EAGER_LIMIT=0
 pair singleton-accepts 0 2 accept connect 0 0
+PROG=tests/mpi/dyn_pair_nbc
+pair two-jobs-nbc 2 2 accept connect 0 0
+PROG=tests/mpi/dyn_pair
 pair lost-job 2 2 accept-die connect-lose fail 0
 if [ $status = 0 ] && ! grep -q "lost contact with rank 0 of job" "$DIR/b.log"; then
     echo "FAIL lost-job: B did not warn about the lost process"; cat "$DIR/b.log"; status=1
