@@ -144,7 +144,9 @@ struct end {
 };
 
 /* Step 1: the root gathers the members' descriptors. A member without a
- * transport with ports sends none, and the root reports it. */
+ * transport with ports sends none, and the root reports it. (Running out of
+ * memory for a few ints per member here ends the job: the members are in
+ * the gather already.) */
 static int gather(struct end *e)
 {
     uint8_t self[FARO_DYN_DESC_MAX];
@@ -154,10 +156,8 @@ static int gather(struct end *e)
         len = 0;
     int n = e->comm->size, *lens = NULL, *displs = NULL;
     if (e->is_root && (!(lens = malloc((size_t)n * sizeof *lens)) ||
-                       !(displs = malloc((size_t)n * sizeof *displs)))) {
-        free(lens);
-        lens = NULL; /* still take part, then fail */
-    }
+                       !(displs = malloc((size_t)n * sizeof *displs))))
+        faro_fatal(MPI_ERR_NO_MEM, "%s: out of memory for %d members", e->fn, n);
     int rc = PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, e->root, e->comm);
     long total = 0;
     for (int i = 0; !rc && lens && i < n; i++) {
@@ -169,10 +169,12 @@ static int gather(struct end *e)
             e->cls = MPI_ERR_UNSUPPORTED_OPERATION;
         }
     }
-    if (e->is_root && !e->err[0] && (total > INT32_MAX || !(e->mine = malloc((size_t)total + 1)))) {
-        snprintf(e->err, sizeof e->err, "out of memory for %ld bytes of descriptors", total);
-        e->cls = MPI_ERR_NO_MEM;
-    }
+    if (e->is_root && total > INT32_MAX)
+        faro_fatal(MPI_ERR_NO_MEM, "%s: %ld bytes of descriptors do not fit in one message",
+                   e->fn, total);
+    if (e->is_root && !(e->mine = malloc((size_t)total + 1)))
+        faro_fatal(MPI_ERR_NO_MEM, "%s: out of memory for %ld bytes of descriptors", e->fn,
+                   total);
     if (!rc)
         rc = PMPI_Gatherv(self, len, MPI_BYTE, e->mine, lens, displs, MPI_BYTE, e->root,
                           e->comm);
@@ -180,10 +182,6 @@ static int gather(struct end *e)
     free(displs);
     e->nmine = (uint32_t)n;
     e->bmine = (uint32_t)total;
-    if (e->is_root && !e->err[0] && !lens) {
-        snprintf(e->err, sizeof e->err, "out of memory");
-        e->cls = MPI_ERR_NO_MEM;
-    }
     return rc;
 }
 
