@@ -104,24 +104,33 @@ enum faro_peer_kind {
     FARO_PEER_DYN,   /* a process of another job, known by its gpid */
     FARO_PEER_LINK,  /* a port connection while its handshake runs (port.c) */
     FARO_PEER_FREE,  /* a slot to reuse */
-    FARO_PEER_ALIAS, /* not in the table: a second endpoint of the peer `rank` */
 };
+/* How to send to a peer and its receive state: one cache line, so that the
+ * index into the table is one shift on the send and receive paths. A second
+ * endpoint of a peer beyond the job (dyn.h) is an "alias": a struct
+ * faro_peer outside the table whose rank names the peer. */
 struct faro_peer {
     struct faro_transport *t; /* NULL until connected */
     faro_tp_ep_t *ep;
     int rank;              /* index in faro.peers (an alias: its peer's index) */
+    uint32_t node;         /* node id: equal for processes on one host (peers.c) */
     size_t eager_limit;    /* effective: user knobs applied */
     size_t max_inline;
     size_t frag;           /* pipeline fragment */
     struct faro_unexp *eager_in; /* multi-fragment eager message being received */
     struct faro_request *placed; /* matched at placement; its payload is arriving */
-    uint32_t node;         /* node id: equal for processes on one host (peers.c) */
-    uint8_t kind;          /* enum faro_peer_kind */
-    uint8_t lost;          /* its connections broke (dynamic peers; dynpeer.c) */
-    uint16_t eps;          /* dynamic peers: its endpoints not yet lost (dynpeer.c) */
+};
+_Static_assert(sizeof(struct faro_peer) == 64, "struct faro_peer is one cache line");
+
+/* The rest of what the core keeps about peer i, off the message path:
+ * faro.pinfo[i] (peers.c). */
+struct faro_peer_info {
     uint64_t gpid;         /* the process's id in every job (peers.c) */
     struct faro_dyn_desc *desc; /* how to reach a process beyond the job (dynpeer.c) */
-    struct faro_link *link; /* a link's handshake state (port.c) */
+    struct faro_link *link;     /* a link's handshake state (port.c) */
+    uint16_t eps;          /* dynamic peers: its endpoints not yet lost (dynpeer.c) */
+    uint8_t kind;          /* enum faro_peer_kind */
+    uint8_t lost;          /* its connections broke (dynamic peers; dynpeer.c) */
 };
 
 struct faro_state {
@@ -131,6 +140,7 @@ struct faro_state {
     int local_rank, local_size, node, nnodes;
     int *node_of, *local_ranks;
     struct faro_peer *peers; /* job ranks, then the processes beyond the job */
+    struct faro_peer_info *pinfo; /* the same entries' cold part */
     int npeers;            /* entries in use (peers.c); maps indexed by peer: this many */
     uint64_t job_uid;      /* random, from rank 0: the job part of every gpid */
     uint32_t job_check;    /* 24 more random bits: tells jobs apart if two uids collide */

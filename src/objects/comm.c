@@ -46,7 +46,7 @@ int faro_comm_bad(const char *fn, MPI_Comm c)
 {
     if (c && c->magic == FARO_COMM_BROKEN) {
         char name[160];
-        const struct faro_peer *p = &faro.peers[c->lost_peer];
+        const struct faro_peer_info *p = &faro.pinfo[c->lost_peer];
         return faro_err(c, MPI_ERR_PROC_ABORTED, "%s: the communicator lost %s (%s): only "
                         "MPI_Comm_free and MPI_Comm_disconnect take it now", fn,
                         faro_peer_name(c->lost_peer, name, sizeof name),

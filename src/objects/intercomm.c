@@ -216,8 +216,8 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     if (rc)
         return rc;
     int first = flags[0] != flags[1] ? !flags[0]
-                                     : faro.peers[intercomm->world[0]].gpid <
-                                           faro.peers[intercomm->remote_world[0]].gpid;
+                                     : faro.pinfo[intercomm->world[0]].gpid <
+                                           faro.pinfo[intercomm->remote_world[0]].gpid;
     int ln = intercomm->size, rn = intercomm->remote_size;
     int *w = malloc(((size_t)ln + (size_t)rn + 1) * sizeof(int));
     if (!w)

@@ -106,7 +106,7 @@ static struct faro_link *link_new(void)
         free(l);
         return NULL;
     }
-    faro.peers[l->peer].link = l;
+    faro.pinfo[l->peer].link = l;
     l->mine = next_link++;
     struct faro_comm *c = &l->comm;
     c->magic = FARO_COMM_MAGIC;
@@ -226,7 +226,7 @@ void faro_link_close(struct faro_link *l)
                PMPI_Wtime() < until)
             faro_progress();
         if (rc == FARO_TP_AGAIN) { /* the transport keeps it: so does its entry */
-            p->link = NULL;
+            faro.pinfo[l->peer].link = NULL;
             free(l);
             return;
         }

@@ -28,7 +28,7 @@ static int req_error(const char *fn, struct faro_request *r)
                         fn, r->status.MPI_SOURCE, r->status.MPI_TAG, r->total, r->len, r->count);
     else if (cls == MPI_ERR_PROC_ABORTED && r->peer >= faro.size && r->peer < faro.npeers) {
         char name[160];
-        const struct faro_peer *p = &faro.peers[r->peer];
+        const struct faro_peer_info *p = &faro.pinfo[r->peer];
         code = faro_err(r->comm, cls, "%s: %s was lost (%s); the communicator is broken: free "
                         "it with MPI_Comm_free or MPI_Comm_disconnect", fn,
                         faro_peer_name(r->peer, name, sizeof name),

@@ -23,7 +23,7 @@ static uint8_t dyn_key[FARO_DYN_KEYLEN];
 static unsigned *dyn_port;      /* per transport: the port of the dynamic key (0: none) */
 /* Second endpoints of peers (dyn.h): the context handlers get for them. */
 struct alias {
-    struct faro_peer peer; /* kind FARO_PEER_ALIAS, rank: the peer's index */
+    struct faro_peer peer; /* rank: the peer's index (outside the table) */
     struct alias *next;
 };
 static struct alias *aliases;
@@ -176,17 +176,17 @@ int faro_dyn_add(const uint8_t *buf, size_t len, size_t *used, char *err, size_t
                         "are known)", faro.npeers), -1;
     if (i < faro.size) /* a rank of this job: it is reached as one */
         return i;
-    struct faro_peer *p = &faro.peers[i];
-    if (!p->desc && !(p->desc = calloc(1, sizeof d)))
+    struct faro_peer_info *pi = &faro.pinfo[i];
+    if (!pi->desc && !(pi->desc = calloc(1, sizeof d)))
         return snprintf(err, errlen, "out of memory"), -1;
     char why[sizeof d.why];
-    memcpy(why, p->desc->why, sizeof why); /* a loss already recorded stays */
-    *p->desc = d;
-    memcpy(p->desc->why, why, sizeof why);
+    memcpy(why, pi->desc->why, sizeof why); /* a loss already recorded stays */
+    *pi->desc = d;
+    memcpy(pi->desc->why, why, sizeof why);
     int node = faro_node_of_host(d.host);
     if (node < 0)
         return snprintf(err, errlen, "out of memory"), -1;
-    p->node = (uint32_t)node;
+    faro.peers[i].node = (uint32_t)node;
     return i;
 }
 
@@ -251,12 +251,12 @@ static void bind_lost(struct faro_peer *p)
     p->frag = lost_tp.attr.frag_size;
 }
 
-static void set_why(struct faro_peer *p, const char *why)
+static void set_why(struct faro_peer_info *pi, const char *why)
 {
-    if (!p->desc)
-        p->desc = calloc(1, sizeof *p->desc);
-    if (p->desc && !p->desc->why[0])
-        snprintf(p->desc->why, sizeof p->desc->why, "%s", why);
+    if (!pi->desc)
+        pi->desc = calloc(1, sizeof *pi->desc);
+    if (pi->desc && !pi->desc->why[0])
+        snprintf(pi->desc->why, sizeof pi->desc->why, "%s", why);
 }
 
 static void lose(int i, int sends_too);
@@ -264,11 +264,12 @@ static void lose(int i, int sends_too);
 void faro_dyn_connect(struct faro_peer *p)
 {
     char name[160];
-    if (p->kind != FARO_PEER_DYN || p->lost) {
+    struct faro_peer_info *pi = &faro.pinfo[p->rank];
+    if (pi->kind != FARO_PEER_DYN || pi->lost) {
         bind_lost(p);
         return;
     }
-    struct faro_dyn_desc *d = p->desc;
+    struct faro_dyn_desc *d = pi->desc;
     char names[FARO_DYN_MAX_TPS][FARO_DYN_TPNAME];
     for (int i = 0; d && i < d->ntp; i++)
         memcpy(names[i], d->tp[i].name, FARO_DYN_TPNAME);
@@ -284,14 +285,14 @@ void faro_dyn_connect(struct faro_peer *p)
             ep = NULL;
     }
     if (!ep) { /* the send under way fails through the lost binding */
-        set_why(p, !d ? "this process has no address for it"
-                   : !t ? "no transport in use here reaches it"
-                        : "the transport could not connect to it");
+        set_why(pi, !d ? "this process has no address for it"
+                    : !t ? "no transport in use here reaches it"
+                         : "the transport could not connect to it");
         lose(p->rank, 0);
         return;
     }
     faro_bind_peer(p, t, ep);
-    p->eps++;
+    pi->eps++;
     faro_info(2, "%s: connected through %s", faro_peer_name(p->rank, name, sizeof name),
               t->ops->name);
 }
@@ -305,9 +306,9 @@ void *faro_dyn_accepted(struct faro_transport *t, faro_tp_ep_t *ep, uint64_t id,
     if (i < faro.size) /* full, or one of the job's ranks, which uses the job key */
         return NULL;
     struct faro_peer *p = &faro.peers[i];
-    if (p->lost)
+    if (faro.pinfo[i].lost)
         return NULL;
-    p->eps++;
+    faro.pinfo[i].eps++;
     if (!p->ep) {
         faro_bind_peer(p, t, ep);
         return p;
@@ -317,7 +318,6 @@ void *faro_dyn_accepted(struct faro_transport *t, faro_tp_ep_t *ep, uint64_t id,
     struct alias *a = calloc(1, sizeof *a);
     if (!a)
         return NULL;
-    a->peer.kind = FARO_PEER_ALIAS;
     a->peer.rank = i;
     a->peer.t = t;
     a->peer.ep = ep;
@@ -333,12 +333,13 @@ void *faro_dyn_accepted(struct faro_transport *t, faro_tp_ep_t *ep, uint64_t id,
 static void lose(int i, int sends_too)
 {
     struct faro_peer *p = &faro.peers[i];
+    struct faro_peer_info *pi = &faro.pinfo[i];
     char name[160];
-    p->lost = 1;
-    set_why(p, "its connection broke");
+    pi->lost = 1;
+    set_why(pi, "its connection broke");
     faro_warn("lost contact with %s: %s; the communicators that contain it fail from now on "
               "(MPI_ERR_PROC_ABORTED); this job goes on", faro_peer_name(i, name, sizeof name),
-              p->desc ? p->desc->why : "its connection broke");
+              pi->desc ? pi->desc->why : "its connection broke");
     bind_lost(p);
     p->eager_in = NULL;
     p->placed = NULL;
@@ -351,33 +352,29 @@ static void lose(int i, int sends_too)
  * order: the peer is lost once none of its endpoints is left. */
 static void ep_gone(struct faro_peer *p, int own, int orderly, const char *why)
 {
-    if (p->eps)
-        p->eps--;
+    struct faro_peer_info *pi = &faro.pinfo[p->rank];
+    if (pi->eps)
+        pi->eps--;
     if (!orderly)
-        set_why(p, why ? why : "its connection broke");
+        set_why(pi, why ? why : "its connection broke");
     if (own && p->t != &lost_tp) {
         p->t = NULL;
         p->ep = NULL;
     }
-    if (!p->lost && !p->eps && p->desc && p->desc->why[0])
+    if (!pi->lost && !pi->eps && pi->desc && pi->desc->why[0])
         lose(p->rank, 1);
 }
 
 void faro_dyn_lost(struct faro_peer *p, int orderly, const char *why)
 {
-    switch (p->kind) {
-    case FARO_PEER_LINK:
-        faro_link_lost(p->link, orderly, why);
-        return;
-    case FARO_PEER_ALIAS:
+    struct faro_peer_info *pi = &faro.pinfo[p->rank];
+    if (p != &faro.peers[p->rank]) { /* an alias: a second endpoint of the peer */
         p->t = NULL;
         ep_gone(&faro.peers[p->rank], 0, orderly, why);
-        return;
-    case FARO_PEER_DYN:
+    } else if (pi->kind == FARO_PEER_LINK) {
+        faro_link_lost(pi->link, orderly, why);
+    } else if (pi->kind == FARO_PEER_DYN) {
         ep_gone(p, 1, orderly, why);
-        return;
-    default:
-        return;
     }
 }
 

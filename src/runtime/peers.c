@@ -9,7 +9,9 @@
  * table is one virtual range of FARO_MAX_DYN_PEERS entries beyond the job,
  * reserved once without memory behind it (PROT_NONE) and opened page by page
  * as entries are added. faro_peer_get stays one index and one predictable
- * branch on the send path, whatever kind the peer is.
+ * branch on the send path, whatever kind the peer is. The cold part of each
+ * entry (struct faro_peer_info: kind, gpid, descriptor) is a second table
+ * kept the same way, so the hot one stays a cache line per peer.
  *
  * Identity: every process has a 64-bit gpid, (job_uid << 24) | job rank. The
  * job_uid is 40 random bits drawn by rank 0 at start-up (wireup.c), so the
@@ -35,8 +37,13 @@
 
 #define FARO_MAX_DYN_PEERS 65536 /* entries beyond the job, links included */
 
-static size_t reserved;    /* bytes of the virtual range */
-static size_t opened;      /* bytes readable and writable from its start */
+/* One table's virtual range: bytes reserved, and readable and writable from
+ * its start. */
+struct range {
+    void *base;
+    size_t size, reserved, opened;
+};
+static struct range hot, cold;
 static int capacity;       /* entries the range holds */
 static int free_slot = -1; /* reusable slots, chained through rank */
 
@@ -48,38 +55,51 @@ static struct gpid_slot {
 } *map;
 static size_t map_cap, map_used;
 
-/* Make entries [0, n) usable. */
-static int open_to(int n)
+/* Reserve a range for n entries of size bytes. */
+static void *reserve(struct range *r, size_t size, int n)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    size_t want = ((size_t)n * sizeof(struct faro_peer) + page - 1) / page * page;
-    if (want <= opened)
+    r->size = size;
+    r->reserved = ((size_t)n * size + page - 1) / page * page;
+    r->opened = 0;
+    r->base = mmap(NULL, r->reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+    return r->base == MAP_FAILED ? (r->base = NULL) : r->base;
+}
+
+/* Make entries [0, n) of r usable. */
+static int open_range(struct range *r, int n)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    size_t want = ((size_t)n * r->size + page - 1) / page * page;
+    if (want <= r->opened)
         return 0;
-    if (want > reserved || mprotect((char *)faro.peers + opened, want - opened,
-                                    PROT_READ | PROT_WRITE))
+    if (want > r->reserved ||
+        mprotect((char *)r->base + r->opened, want - r->opened, PROT_READ | PROT_WRITE))
         return -1;
-    opened = want;
+    r->opened = want;
     return 0;
+}
+
+static int open_to(int n)
+{
+    return open_range(&hot, n) || open_range(&cold, n) ? -1 : 0;
 }
 
 int faro_peers_init(int size, char *err, size_t errlen)
 {
     capacity = size + FARO_MAX_DYN_PEERS;
-    reserved = (size_t)capacity * sizeof(struct faro_peer);
-    void *p = mmap(NULL, reserved, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
-                   0);
-    if (p == MAP_FAILED)
+    faro.peers = reserve(&hot, sizeof *faro.peers, capacity);
+    faro.pinfo = reserve(&cold, sizeof *faro.pinfo, capacity);
+    if (!faro.peers || !faro.pinfo)
         return snprintf(err, errlen, "cannot reserve address space for %d peers", capacity), -1;
-    faro.peers = p;
-    opened = 0;
     if (open_to(size))
         return snprintf(err, errlen, "out of memory for %d peers", size), -1;
     for (int r = 0; r < size; r++) {
-        struct faro_peer *e = &faro.peers[r];
-        e->rank = r;
-        e->kind = FARO_PEER_JOB;
-        e->node = (uint32_t)(faro.node_of ? faro.node_of[r] : 0);
-        e->gpid = faro_job_gpid(r);
+        faro.peers[r].rank = r;
+        faro.peers[r].node = (uint32_t)(faro.node_of ? faro.node_of[r] : 0);
+        faro.pinfo[r].kind = FARO_PEER_JOB;
+        faro.pinfo[r].gpid = faro_job_gpid(r);
     }
     faro.npeers = size;
     return 0;
@@ -87,11 +107,15 @@ int faro_peers_init(int size, char *err, size_t errlen)
 
 void faro_peers_finalize(void)
 {
-    for (int i = faro.size; i < faro.npeers; i++)
-        free(faro.peers[i].desc);
-    if (faro.peers)
-        munmap(faro.peers, reserved);
+    for (int i = faro.size; faro.pinfo && i < faro.npeers; i++)
+        free(faro.pinfo[i].desc);
+    if (hot.base)
+        munmap(hot.base, hot.reserved);
+    if (cold.base)
+        munmap(cold.base, cold.reserved);
+    hot.base = cold.base = NULL;
     faro.peers = NULL;
+    faro.pinfo = NULL;
     faro.npeers = 0;
     free(map);
     map = NULL;
@@ -115,20 +139,20 @@ int faro_peer_new(int kind)
             return -1;
         i = faro.npeers++;
     }
-    struct faro_peer *e = &faro.peers[i];
-    memset(e, 0, sizeof *e);
-    e->rank = i;
-    e->kind = (uint8_t)kind;
+    memset(&faro.peers[i], 0, sizeof faro.peers[i]);
+    memset(&faro.pinfo[i], 0, sizeof faro.pinfo[i]);
+    faro.peers[i].rank = i;
+    faro.pinfo[i].kind = (uint8_t)kind;
     return i;
 }
 
 void faro_peer_free_slot(int index)
 {
-    struct faro_peer *e = &faro.peers[index];
-    free(e->desc);
-    memset(e, 0, sizeof *e);
-    e->kind = FARO_PEER_FREE;
-    e->rank = free_slot;
+    free(faro.pinfo[index].desc);
+    memset(&faro.peers[index], 0, sizeof faro.peers[index]);
+    memset(&faro.pinfo[index], 0, sizeof faro.pinfo[index]);
+    faro.pinfo[index].kind = FARO_PEER_FREE;
+    faro.peers[index].rank = free_slot;
     free_slot = index;
 }
 
@@ -185,7 +209,7 @@ int faro_peer_by_gpid(uint64_t gpid, int create)
         faro_peer_free_slot(i);
         return -1;
     }
-    faro.peers[i].gpid = gpid;
+    faro.pinfo[i].gpid = gpid;
     faro.peers[i].node = UINT32_MAX; /* until its descriptor names its host */
     return i;
 }
@@ -207,12 +231,13 @@ int faro_node_of_host(const char *host)
 const char *faro_peer_name(int index, char *buf, size_t len)
 {
     const struct faro_peer *p = &faro.peers[index];
+    uint64_t gpid = faro.pinfo[index].gpid;
     if (index < faro.size)
         snprintf(buf, len, "rank %d", index);
     else
         snprintf(buf, len, "rank %llu of job %010llx%s%s%s",
-                 (unsigned long long)(p->gpid & ((1ull << FARO_GPID_RANK_BITS) - 1)),
-                 (unsigned long long)(p->gpid >> FARO_GPID_RANK_BITS),
+                 (unsigned long long)(gpid & ((1ull << FARO_GPID_RANK_BITS) - 1)),
+                 (unsigned long long)(gpid >> FARO_GPID_RANK_BITS),
                  p->node < (uint32_t)faro.nhosts ? " (host " : "",
                  p->node < (uint32_t)faro.nhosts ? faro.hosts[p->node] : "",
                  p->node < (uint32_t)faro.nhosts ? ")" : "");

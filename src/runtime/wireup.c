@@ -69,8 +69,8 @@ static void *on_accepted(void *core, faro_tp_ep_t *ep, uint64_t id, unsigned por
 static void on_ep_lost(void *core, void *ctx, int orderly, const char *why)
 {
     struct faro_peer *p = ctx;
-    if (p->kind != FARO_PEER_JOB) {
-        faro_dyn_lost(p, orderly, why);
+    if (p != &faro.peers[p->rank] || faro.pinfo[p->rank].kind != FARO_PEER_JOB) {
+        faro_dyn_lost(p, orderly, why); /* an alias, or not a job rank */
         return;
     }
     if (orderly)
@@ -293,7 +293,7 @@ static int connect_peer(struct faro_peer *p, char *err, size_t errlen)
 
 void faro_peer_connect(struct faro_peer *p)
 {
-    if (p->kind != FARO_PEER_JOB) { /* a process beyond the job: by its descriptor */
+    if (faro.pinfo[p->rank].kind != FARO_PEER_JOB) { /* beyond the job: by its descriptor */
         faro_dyn_connect(p);
         return;
     }
