@@ -115,6 +115,7 @@ MPI_Comm faro_comm_new(MPI_Comm parent, uint32_t ctx, int size, int *world, int 
 struct faro_ctx_spec {
     const char *fn;
     MPI_Comm tree;      /* the intracommunicator the participants exchange over */
+    MPI_Comm errcomm;   /* where a failure is raised (NULL: tree) */
     const int *members; /* tree rank of participant i (NULL: (root + i) % n) */
     int root, n, me;    /* participants 0..n-1 (0 is the root); this process is me */
     int tag;            /* internal tag on tree */
@@ -137,7 +138,7 @@ void faro_ctx_spec_whole(struct faro_ctx_spec *s, const char *fn, MPI_Comm paren
 int faro_ctx_tag(MPI_Comm comm);
 uint32_t faro_ctx_base(uint32_t ctx, int tag);
 /* Agree and wait: ids[0..want) free at every taker, taken here when take.
- * Errors are raised on s->tree. */
+ * Errors are raised on s->errcomm (NULL: s->tree). */
 int faro_ctx_agree_spec(const struct faro_ctx_spec *s, uint32_t ids[2]);
 /* The same without waiting: the progress engine runs it, and calls done with
  * MPI_SUCCESS or an error class (not raised; faro_ctx_failed raises it) and

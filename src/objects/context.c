@@ -577,10 +577,13 @@ int faro_ctx_agree_spec(const struct faro_ctx_spec *s, uint32_t ids[2])
     FARO_LOCKED;
     struct faro_ctx_agreement *a = create(s);
     if (!a)
-        return faro_err(s->tree, MPI_ERR_NO_MEM, "%s: out of memory", s->fn);
+        return faro_err(s->errcomm ? s->errcomm : s->tree, MPI_ERR_NO_MEM, "%s: out of memory",
+                        s->fn);
     while (!advance(a))
         faro_progress_idle(faro_progress());
-    int rc = a->rc ? a->rc : a->err ? faro_ctx_failed(s->fn, s->tree, a->err) : MPI_SUCCESS;
+    int rc = a->rc ? a->rc
+           : a->err ? faro_ctx_failed(s->fn, s->errcomm ? s->errcomm : s->tree, a->err)
+                    : MPI_SUCCESS;
     ids[0] = a->ids[0];
     ids[1] = a->ids[1];
     destroy(a);
@@ -637,6 +640,7 @@ void faro_ctx_spec_whole(struct faro_ctx_spec *s, const char *fn, MPI_Comm paren
     s->base = faro_ctx_base(parent->context_id, s->tag);
     if (parent->inter) { /* both groups: each over its local group, the leaders bridge */
         s->tree = parent->local;
+        s->errcomm = parent; /* the program's handle, not the private local one */
         s->bridge = parent;
     } else {
         s->tree = parent;

@@ -7,8 +7,9 @@
 # several sizes, and once on the nonblocking collectives (dyn_pair_nbc). Then the failure case: A's rank 0 ends abruptly after the
 # connection; A's mpiexec reports it (non-zero), while B must see
 # MPI_ERR_PROC_ABORTED naming the lost process, free the communicator, go on
-# and exit 0. A singleton accepts a job's connection, and finds no name
-# service (tests/mpi/dyn_names). Every run has a time limit, so nothing hangs. Run from the top build directory (automake does).
+# and exit 0. B dies in the context id agreement of a merge: A fails in
+# MPI_Intercomm_merge and goes on. A singleton accepts a job's connection, and finds no name service
+# (tests/mpi/dyn_names). Every run has a time limit, so nothing hangs. Run from the top build directory (automake does).
 MPIEXEC=${MPIEXEC:-./mpiexec}
 PROG=tests/mpi/dyn_pair
 DIR=${TMPDIR:-/tmp}/faro-dyn-jobs-$$
@@ -60,6 +61,27 @@ PROG=tests/mpi/dyn_pair
 pair lost-job 2 2 accept-die connect-lose fail 0
 if [ $status = 0 ] && ! grep -q "lost contact with rank 0 of job" "$DIR/b.log"; then
     echo "FAIL lost-job: B did not warn about the lost process"; cat "$DIR/b.log"; status=1
+fi
+# The connecting job dies while its root waits in the context id agreement of
+# an MPI_Intercomm_merge (its last rank sleeps before the merge): every
+# accepting rank must fail with MPI_ERR_PROC_ABORTED, none may wait for ever,
+# and A exits 0.
+rm -f "$DIR/port" "$DIR/port.merging"
+timeout -k 5 90 "$MPIEXEC" -n 2 "$PROG" accept-broken "$DIR/port" >"$DIR/a.log" 2>&1 &
+a=$!
+timeout -k 5 90 "$MPIEXEC" -n 2 "$PROG" connect-stall "$DIR/port" >"$DIR/b.log" 2>&1 &
+b=$!
+for i in $(seq 1 600); do [ -f "$DIR/port.merging" ] && break; sleep 0.1; done
+sleep 1 # B's root is in the merge, waiting for its last rank
+kill -TERM $b 2>/dev/null
+wait $b
+wait $a
+ra=$?
+if [ $ra = 0 ]; then
+    echo "PASS lost-in-agreement (A: 2 ranks, exit 0)"
+else
+    echo "FAIL lost-in-agreement (A exit $ra)"; tail -20 "$DIR/a.log"; tail -5 "$DIR/b.log"
+    status=1
 fi
 # Without a process manager there is no name service: a clear error.
 if TEST_SINGLETON=1 timeout 60 tests/mpi/dyn_names >"$DIR/s.log" 2>&1; then

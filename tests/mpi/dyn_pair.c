@@ -15,6 +15,17 @@
  * processes of the two jobs), a duplicate, MPI_Comm_disconnect. Three cycles
  * on one port.
  *
+ *   dyn_pair accept-broken FILE / connect-stall FILE
+ *                           after the connection both jobs call
+ *                           MPI_Intercomm_merge; the connecting job's last
+ *                           rank sleeps 30 s first, so the roots wait in the
+ *                           context id agreement (the connecting job's rank 0
+ *                           writes FILE.merging), and dyn-jobs.sh kills that job
+ *                           meanwhile. Every rank of the accepting job must
+ *                           fail in the merge with MPI_ERR_PROC_ABORTED ("the
+ *                           connection ... broke while the context ids were
+ *                           agreed"): none may wait for ever, and the job goes on.
+ *
  *   dyn_pair accept-die FILE / connect-lose FILE
  *                           after the connection every connecting rank
  *                           exchanges a message with accepting rank 0, which
@@ -144,7 +155,7 @@ int main(int argc, char **argv)
     TU_ASSERT(argc == 3, "usage: dyn_pair accept|connect|accept-die|connect-lose FILE");
     const char *mode = argv[1], *file = argv[2];
     int accepting = !strncmp(mode, "accept", 6), dying = !strcmp(mode, "accept-die"),
-        losing = !strcmp(mode, "connect-lose");
+        losing = !strcmp(mode, "connect-lose"), broken = !strcmp(mode, "accept-broken");
     gid = !accepting;
     TU_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &lrank));
     TU_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &lsize));
@@ -155,6 +166,34 @@ int main(int argc, char **argv)
         write_port(file, port);
     } else if (!accepting && lrank == root) {
         read_port(file, port);
+    }
+    if (broken || !strcmp(mode, "connect-stall")) { /* the other job dies in a merge */
+        MPI_Comm ic, m;
+        if (accepting)
+            TU_CHECK(MPI_Comm_accept(port, MPI_INFO_NULL, root, MPI_COMM_WORLD, &ic));
+        else
+            TU_CHECK(MPI_Comm_connect(port, MPI_INFO_NULL, root, MPI_COMM_WORLD, &ic));
+        if (!broken) { /* the connecting job: killed in here */
+            char merging[4096];
+            snprintf(merging, sizeof merging, "%s.merging", file);
+            if (lrank == lsize - 1 && lrank != 0)
+                sleep(30);
+            if (lrank == 0) /* the merge's leader */
+                write_port(merging, "merging");
+        }
+        TU_CHECK(MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN));
+        int rc = MPI_Intercomm_merge(ic, gid, &m);
+        char msg[MPI_MAX_ERROR_STRING];
+        int len;
+        MPI_Error_string(rc, msg, &len);
+        TU_ASSERT(tu_class(rc) == MPI_ERR_PROC_ABORTED && strstr(msg, "context ids"),
+                  "a merge whose other side died in the agreement gave %s", tu_errstr(rc));
+        TU_CHECK(MPI_Comm_free(&ic));
+        TU_CHECK(MPI_Barrier(MPI_COMM_WORLD)); /* this job still works */
+        if (lrank == root)
+            TU_CHECK(MPI_Close_port(port));
+        tu_finish();
+        return 0;
     }
     for (int cycle = 0; cycle < (dying || losing ? 1 : 3); cycle++) {
         MPI_Comm ic, d;
