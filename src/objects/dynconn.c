@@ -365,8 +365,9 @@ static int finish(struct end *e, int status, MPI_Comm *newcomm)
     return faro_inter_new(e->fn, e->comm, ids, ln, lw, e->comm->rank, rn, rw, newcomm);
 }
 
-static int check_args(const char *fn, const char *port_name, MPI_Info info, int root,
-                      MPI_Comm comm, MPI_Comm *newcomm)
+/* The arguments every member checks (port_name and info matter at the root
+ * only: it checks them after the gather, and its verdict reaches all). */
+static int check_args(const char *fn, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
     if (faro_comm_check(comm))
         return faro_comm_bad(fn, comm);
@@ -387,7 +388,7 @@ static int handshake(const char *fn, int accepting, const char *port_name, MPI_I
                      int root, MPI_Comm comm, MPI_Comm *newcomm, double deadline)
 {
     FARO_LOCKED;
-    int rc = check_args(fn, port_name, info, root, comm, newcomm);
+    int rc = check_args(fn, root, comm, newcomm);
     if (rc)
         return rc;
     struct end e = {.fn = fn, .comm = comm, .root = root, .is_root = comm->rank == root,

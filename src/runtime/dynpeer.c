@@ -52,8 +52,8 @@ int faro_dyn_listen(const uint8_t *key, size_t keylen, unsigned *tp_port, char *
             snprintf(names + u, sizeof names - u, "%s%s", u ? ", " : "", (*o)->name);
         }
         snprintf(err, errlen, "no transport in use here can listen for processes beyond the "
-                 "job (FARO_TRANSPORTS=%s; built: %s; those with ports, such as tcp, must be "
-                 "listed and usable, and may have all their ports open already)",
+                 "job (FARO_TRANSPORTS=%s; built: %s; a transport with ports must be "
+                 "listed and usable; or every port is open already)",
                  faro_tun_str(FARO_TUN_TRANSPORTS), names);
         return -1;
     }
