@@ -200,6 +200,7 @@ FARO_TYPE(cxx_double_complex) FARO_TYPE(cxx_long_double_complex)
 #define MPI_MAX_ERROR_STRING 512
 #define MPI_MAX_LIBRARY_VERSION_STRING 256
 #define MPI_MAX_OBJECT_NAME 64
+#define MPI_MAX_PORT_NAME 1024
 
 #define MPI_THREAD_SINGLE 0
 #define MPI_THREAD_FUNNELED 1
@@ -701,6 +702,17 @@ FARO_API(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm
 FARO_API(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
 FARO_API(int, Comm_remote_size, (MPI_Comm comm, int *size))
 FARO_API(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
+
+/* dynamic connections (area: dynamic; MPI 3.1 sections 10.4.2-10.4.6, faro-dynamic(7)) */
+FARO_API(int, Open_port, (MPI_Info info, char *port_name))
+FARO_API(int, Close_port, (const char *port_name))
+FARO_API(int, Comm_accept, (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm))
+FARO_API(int, Comm_connect, (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm))
+FARO_API(int, Comm_disconnect, (MPI_Comm *comm))
+FARO_API(int, Comm_join, (int fd, MPI_Comm *intercomm))
+FARO_API(int, Publish_name, (const char *service_name, MPI_Info info, const char *port_name))
+FARO_API(int, Unpublish_name, (const char *service_name, MPI_Info info, const char *port_name))
+FARO_API(int, Lookup_name, (const char *service_name, MPI_Info info, char *port_name))
 
 /* nonblocking collectives (area: nbc) */
 FARO_API(int, Ibarrier, (MPI_Comm comm, MPI_Request *request))

@@ -74,10 +74,15 @@
  * rank) and an acceptor takes only that key; ids below env->size are the
  * job's ranks. listen(key) opens a "port": connections that present that key
  * are accepted too and reported with that port number in env->accepted (the
- * owner decides what their ids mean: MPI_Comm_accept, a GPU server's
+ * owner decides what their ids mean: the MPI core listens once per process
+ * with a "dynamic key" whose clients present their gpid, and once per
+ * MPI_Open_port, whose clients present a link number; a GPU server's
  * clients). connect with a key reaches such a port in another job or a
- * server. Keys travel only to the transport's own listening endpoint; what a
- * key proves is written in each transport's man page.
+ * server; each such connect makes a new endpoint, and two processes that
+ * connect to each other's ports at once keep both (only job ranks are
+ * settled to one endpoint per pair). Keys travel only to the transport's own
+ * listening endpoint; what a key proves is written in each transport's man
+ * page.
  *
  * Messages
  * --------
@@ -151,9 +156,14 @@
  * orderly close, the process gone) the transport calls env->ep_lost(core,
  * ctx, 0, why) from progress, once; after an orderly disconnect or finalize
  * of the other side, ep_lost(core, ctx, 1, NULL). The policy is the owner's:
- * the MPI core ends the job when a job peer is lost; a server drops the lost
+ * the MPI core ends the job when a job peer is lost, and fails what waits
+ * for a lost process of another job (runtime/dyn.h); a server drops the lost
  * client and goes on. Sends queued to a lost endpoint complete with a
- * negative status; later sends to it return FARO_TP_ERR.
+ * negative status, all of them before ep_lost is called (the owner may then
+ * release what still waits for that endpoint); later sends to it return
+ * FARO_TP_ERR. Messages that arrived before the loss are delivered before
+ * ep_lost. After the owner's own disconnect(ep), nothing more is called for
+ * ep.
  *
  * Waiting
  * -------

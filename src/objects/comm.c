@@ -14,6 +14,7 @@
 #include "coll.h"
 #include "p2p/match.h"
 #include "p2p/request.h"
+#include "runtime/dyn.h"
 #include "base/log.h"
 
 
@@ -48,6 +49,14 @@ int faro_comm_check_local(MPI_Comm c)
 
 int faro_comm_bad(const char *fn, MPI_Comm c)
 {
+    if (c && c->magic == FARO_COMM_BROKEN) {
+        char name[160];
+        const struct faro_peer_info *p = &faro.pinfo[c->lost_peer];
+        return faro_err(c, MPI_ERR_PROC_ABORTED, "%s: the communicator lost %s (%s): only "
+                        "MPI_Comm_free and MPI_Comm_disconnect take it now", fn,
+                        faro_peer_name(c->lost_peer, name, sizeof name),
+                        p->desc && p->desc->why[0] ? p->desc->why : "its connection broke");
+    }
     return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: %s", fn,
                     c == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL"
                     : c->magic == FARO_COMM_FREED ? "communicator was freed"
@@ -67,11 +76,47 @@ int faro_comm_bad(const char *fn, MPI_Comm c)
             return faro_comm_bad(fn, c);                                                      \
     } while (0)
 
+static struct faro_comm *all_comms;
+
+static int has_member(const int *w, int n, int peer)
+{
+    for (int i = 0; i < n; i++)
+        if ((w ? w[i] : i) == peer)
+            return 1;
+    return 0;
+}
+
+void faro_comm_break(int peer)
+{
+    for (struct faro_comm *c = all_comms; c; c = c->all_next)
+        if ((c->magic == FARO_COMM_MAGIC || c->magic == FARO_COMM_PENDING) &&
+            (has_member(c->world, c->size, peer) ||
+             (c->inter && has_member(c->remote_world, c->remote_size, peer)))) {
+            c->magic = FARO_COMM_BROKEN;
+            c->lost_peer = peer;
+        }
+}
+
+int faro_comm_has_dynamic(MPI_Comm c)
+{
+    for (int i = 0; c->world && i < c->size; i++)
+        if (c->world[i] >= faro.size)
+            return 1;
+    for (int i = 0; c->inter && i < c->remote_size; i++)
+        if (c->remote_world[i] >= faro.size)
+            return 1;
+    return 0;
+}
+
 MPI_Comm faro_comm_new(MPI_Comm parent, uint32_t ctx, int size, int *world, int rank)
 {
     struct faro_comm *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
+    c->all_next = all_comms;
+    if (all_comms)
+        all_comms->all_prev = c;
+    all_comms = c;
     c->magic = FARO_COMM_MAGIC;
     c->context_id = ctx;
     c->rank = rank;
@@ -85,6 +130,12 @@ MPI_Comm faro_comm_new(MPI_Comm parent, uint32_t ctx, int size, int *world, int 
 
 void faro_comm_destroy(MPI_Comm c)
 {
+    if (c->all_prev)
+        c->all_prev->all_next = c->all_next;
+    else if (all_comms == c)
+        all_comms = c->all_next;
+    if (c->all_next)
+        c->all_next->all_prev = c->all_prev;
     faro_errhandler_release(c->errhandler);
     if (c->info)
         PMPI_Info_free(&c->info);
@@ -348,7 +399,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
     if (!comm)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: comm pointer is NULL", fn);
     MPI_Comm c = *comm;
-    CHECK_COMM(fn, c);
+    if (faro_comm_check(c) && !(c && c->magic == FARO_COMM_BROKEN))
+        return faro_comm_bad(fn, c);
     if (c->predefined)
         return faro_err(c, MPI_ERR_COMM, "%s: %s is predefined and cannot be freed", fn, c->name);
     int rc = faro_attr_delete_all(FARO_ATTR_COMM, c, &c->attrs);

@@ -20,6 +20,8 @@
 #define FARO_COMM_MAGIC 0x434f4d4du
 #define FARO_COMM_FREED 0x66726565u /* the program freed it; requests may still use it */
 #define FARO_COMM_PENDING 0x70656e64u /* an MPI_Comm_idup has not completed: not usable yet */
+#define FARO_COMM_BROKEN 0x6c6f7374u /* a member beyond the job was lost: only free and
+                                      * disconnect take it (runtime/dyn.h) */
 
 struct faro_attr;
 struct faro_topo;
@@ -51,6 +53,10 @@ struct faro_comm {
      * takes the next internal tag of its context id agreement). */
     unsigned ctx_seq;
     struct faro_coll_nodes *coll_nodes;
+    /* Every communicator made by faro_comm_new is on one list, so that the
+     * loss of a process beyond the job finds those that contain it. */
+    struct faro_comm *all_next, *all_prev;
+    int lost_peer;         /* FARO_COMM_BROKEN: the peer whose loss broke it */
 };
 FARO_PREDEFINED_WRAPPER(faro_comm, COMM);
 
@@ -93,6 +99,11 @@ static inline void faro_comm_release(MPI_Comm c)
 
 /* Raise the error of a bad communicator argument under fn. */
 int faro_comm_bad(const char *fn, MPI_Comm c);
+/* Every communicator (of the program or the library) with peer among its
+ * members, local or remote, is broken from now on. */
+void faro_comm_break(int peer);
+/* comm has a member that is not a rank of this job (peers.c). */
+int faro_comm_has_dynamic(MPI_Comm c);
 
 /* A new communicator over the job ranks world[0..size) (taken over; freed
  * with the communicator) on context ctx; this process is world[rank]. The
@@ -105,15 +116,21 @@ MPI_Comm faro_comm_new(MPI_Comm parent, uint32_t ctx, int size, int *world, int 
  * run at once (context.c says how). Participants that do not join the new
  * communicator (take = 0) only vote. */
 #define FARO_CTX_NONE UINT32_MAX /* the id of a communicator still being agreed */
+/* Reserved: ports' links carry their handshakes on it (port.c), each link
+ * on its own tags. 0 and 1 are MPI_COMM_WORLD and MPI_COMM_SELF. */
+#define FARO_CTX_LINK 2u
 struct faro_ctx_spec {
     const char *fn;
     MPI_Comm tree;      /* the intracommunicator the participants exchange over */
+    MPI_Comm errcomm;   /* where a failure is raised (NULL: tree) */
     const int *members; /* tree rank of participant i (NULL: (root + i) % n) */
     int root, n, me;    /* participants 0..n-1 (0 is the root); this process is me */
     int tag;            /* internal tag on tree */
     MPI_Comm bridge;    /* the root's way to the other group (intercommunicators, */
     int bridge_rank;    /* at the root only): its peer there and the tag; NULL */
     int bridge_tag;     /* for an intracommunicator */
+    int bridge_peer_tag; /* the tag the other root receives on, when not bridge_tag
+                          * (a port's link: dynconn.c); 0: bridge_tag */
     int take, want;     /* this process takes the ids; how many: 1 or 2 */
     uint32_t base;      /* where the first round looks for ids: the same at every
                          * participant, different for concurrent agreements */
@@ -128,7 +145,7 @@ void faro_ctx_spec_whole(struct faro_ctx_spec *s, const char *fn, MPI_Comm paren
 int faro_ctx_tag(MPI_Comm comm);
 uint32_t faro_ctx_base(uint32_t ctx, int tag);
 /* Agree and wait: ids[0..want) free at every taker, taken here when take.
- * Errors are raised on s->tree. */
+ * Errors are raised on s->errcomm (NULL: s->tree). */
 int faro_ctx_agree_spec(const struct faro_ctx_spec *s, uint32_t ids[2]);
 /* The same without waiting: the progress engine runs it, and calls done with
  * MPI_SUCCESS or an error class (not raised; faro_ctx_failed raises it) and
@@ -165,6 +182,15 @@ int faro_comm_intra_only(const char *fn, MPI_Comm comm, int errclass);
         if (intra_rc_)                                                                        \
             return intra_rc_;                                                                 \
     } while (0)
+/* At the members other than the leader, an error the leader raised (code:
+ * the leader's own, whose text lives there): each raises its own, of the
+ * same class, saying so. */
+int faro_leader_failed(const char *fn, MPI_Comm comm, int code, int leader);
+/* An intercommunicator over lw[0..ln) (this process is lw[rank]) and
+ * rw[0..rn), both taken over, on ids[0], its local communicator on ids[1]
+ * (all released on failure); errors raised on parent_local under fn. */
+int faro_inter_new(const char *fn, MPI_Comm parent_local, const uint32_t ids[2], int ln,
+                   int *lw, int rank, int rn, int *rw, MPI_Comm *out);
 /* Give inter (whose world[] is set) its private local intracommunicator on
  * context lctx (taken over); -1 when out of memory. */
 int faro_inter_make_local(MPI_Comm inter, uint32_t lctx);

@@ -4,7 +4,7 @@
  * time (other threads, nonblocking MPI_Comm_idup).
  *
  * The mask. Every process keeps a bit mask of the ids it has free (0 and 1
- * belong to MPI_COMM_WORLD and MPI_COMM_SELF). A creation ANDs what its
+ * belong to MPI_COMM_WORLD and MPI_COMM_SELF, 2 to ports' links). A creation ANDs what its
  * participants offer and every member takes the lowest id free everywhere, so
  * an id is never in use twice at one process, and a message carrying id c to
  * process p can only belong to p's one communicator with id c. An id comes
@@ -42,10 +42,11 @@
  *    pending there or holds the mask.
  *  - The fast round also confirms: it proves that every participant has
  *    entered the agreement, and its decision hands out the agreement's key,
- *    unique in the job and the same at every participant: (c, r), r the job
- *    rank of the root that made it, c one more than the largest counter any
- *    participant had seen in a key when it offered (a Lamport clock), so a
- *    key made later is larger than every key its participants already knew.
+ *    unique among the processes of every job and the same at every
+ *    participant: (c, g), g the gpid of the root that made it (peers.c), c
+ *    one more than the largest counter any participant had seen in a key
+ *    when it offered (a Lamport clock), so a key made later is larger than
+ *    every key its participants already knew.
  *  - Mask rounds (the rest, when the fast round did not find an id). A
  *    process offers its free ids that no slice holds, for one confirmed
  *    agreement at a time (`owner`), which holds them until its decision:
@@ -106,15 +107,18 @@
 
 /* A message: a header, then (upwards) the offer. In the fast round H_KEY
  * carries the largest counter seen upwards, and from a root on the key it
- * made (H_KEY, H_KEY_RANK). */
-enum { H_FLAGS, H_KEY, H_KEY_RANK, H_ID0, H_ID1, HDR };
+ * made (H_KEY, and the root's gpid in H_KEY_HI, H_KEY_LO: unique among the
+ * processes of every job, since agreements may span jobs). */
+enum { H_FLAGS, H_KEY, H_KEY_HI, H_KEY_LO, H_ID0, H_ID1, HDR };
 #define MSG (HDR + CTX_WORDS)
 /* up: every offer was all this process could offer; and nothing was held back */
 enum { F_OWNED = 1, F_WHOLE = 2 };
-/* down: the decision */
-enum { D_RETRY, D_DONE, D_EXHAUSTED };
+/* down: the decision (D_FAILED: the bridge to the other group failed at the
+ * root, with the error class in H_ID0: the members learn it instead of
+ * waiting for ever) */
+enum { D_RETRY, D_DONE, D_EXHAUSTED, D_FAILED };
 
-enum stage { ST_UP, ST_BRIDGE, ST_DOWN, ST_FORWARD, ST_FINISHED };
+enum stage { ST_UP, ST_BRIDGE, ST_BRIDGE_FAILED, ST_DOWN, ST_FORWARD, ST_FINISHED };
 
 #define MAX_CHILDREN 32
 
@@ -123,7 +127,7 @@ struct faro_ctx_agreement {
     struct faro_ctx_agreement *pnext;  /* polled: the nonblocking ones */
     const char *fn;
     MPI_Comm tree, bridge;             /* references held while running */
-    int tag, bridge_tag, bridge_rank;
+    int tag, bridge_tag, bridge_send_tag, bridge_rank;
     int parent;                        /* tree rank of the parent, -1 at the root */
     int child[MAX_CHILDREN], nchild;
     int take, want;
@@ -132,9 +136,10 @@ struct faro_ctx_agreement {
     int finished;                      /* the decision is applied (sends may be in flight) */
     int yield;                         /* a mask round failed: let the process poll once */
     int sliced;                        /* holds slice[] (fast round) */
-    uint32_t key[2];                   /* counter, job rank of the root that made it */
+    uint32_t key[3];                   /* counter, gpid of the root that made it */
     int stage;
     int rc;                            /* the code of an error already raised (a post) */
+    int bridge_err;                    /* the class of the bridge's failure (root) */
     int err;                           /* the class of an error not raised yet */
     uint32_t ids[2];
     MPI_Request reqs[MAX_CHILDREN + 2];
@@ -160,7 +165,7 @@ static int poller = -1;          /* its progress poller slot while agreements ar
 static void init_ids(void)
 {
     memset(free_ids, 0xff, sizeof free_ids);
-    free_ids[0] &= ~3u; /* MPI_COMM_WORLD, MPI_COMM_SELF */
+    free_ids[0] &= ~7u; /* MPI_COMM_WORLD, MPI_COMM_SELF, FARO_CTX_LINK */
     fast_ids = (int)faro_tun_int(FARO_TUN_COMM_FAST_IDS);
     ready = 1;
 }
@@ -195,7 +200,7 @@ static void take_id(uint32_t ctx)
 void faro_ctx_release(uint32_t ctx)
 {
     FARO_LOCKED;
-    if (ctx >= 2 && ctx < CTX_MAX)
+    if (ctx > FARO_CTX_LINK && ctx < CTX_MAX)
         free_ids[ctx / 32] |= 1u << (ctx % 32);
 }
 
@@ -203,7 +208,7 @@ void faro_ctx_release(uint32_t ctx)
 
 static int key_less(const uint32_t *a, const uint32_t *b)
 {
-    return a[0] != b[0] ? a[0] < b[0] : a[1] < b[1];
+    return a[0] != b[0] ? a[0] < b[0] : a[1] != b[1] ? a[1] < b[1] : a[2] < b[2];
 }
 
 /* A confirmed taker other than a is pending here (with a smaller key than a,
@@ -296,7 +301,8 @@ static void combine(struct faro_ctx_agreement *a, const uint32_t *in, int other_
             a->acc[H_KEY] = in[H_KEY];
     } else if (key_less(a->acc + H_KEY, in + H_KEY)) {
         a->acc[H_KEY] = in[H_KEY];
-        a->acc[H_KEY_RANK] = in[H_KEY_RANK];
+        a->acc[H_KEY_HI] = in[H_KEY_HI];
+        a->acc[H_KEY_LO] = in[H_KEY_LO];
     }
 }
 
@@ -309,7 +315,9 @@ static void make_key(struct faro_ctx_agreement *a)
         return;
     uint32_t c = a->acc[H_KEY] > clock_seen ? a->acc[H_KEY] : clock_seen;
     a->acc[H_KEY] = clock_seen = c + 1;
-    a->acc[H_KEY_RANK] = (uint32_t)faro.rank;
+    uint64_t gpid = faro_job_gpid(faro.rank);
+    a->acc[H_KEY_HI] = (uint32_t)(gpid >> 32);
+    a->acc[H_KEY_LO] = (uint32_t)gpid;
 }
 
 /* The root's decision from the combined parts (the same at both roots of an
@@ -330,7 +338,8 @@ static void decide(struct faro_ctx_agreement *a)
     } else { /* the fast round found nothing: hand out the key */
         a->down[H_FLAGS] = D_RETRY;
         a->down[H_KEY] = a->acc[H_KEY];
-        a->down[H_KEY_RANK] = a->acc[H_KEY_RANK];
+        a->down[H_KEY_HI] = a->acc[H_KEY_HI];
+        a->down[H_KEY_LO] = a->acc[H_KEY_LO];
     }
 }
 
@@ -391,7 +400,8 @@ static int apply(struct faro_ctx_agreement *a)
     if (flag == D_RETRY && !a->confirmed) {
         a->confirmed = 1;
         a->key[0] = a->down[H_KEY];
-        a->key[1] = a->down[H_KEY_RANK];
+        a->key[1] = a->down[H_KEY_HI];
+        a->key[2] = a->down[H_KEY_LO];
         if (a->key[0] > clock_seen)
             clock_seen = a->key[0];
     }
@@ -407,6 +417,8 @@ static int apply(struct faro_ctx_agreement *a)
         }
     } else if (flag == D_EXHAUSTED) {
         a->err = MPI_ERR_OTHER;
+    } else if (flag == D_FAILED) {
+        a->err = (int)a->down[H_ID0];
     }
     return a->finished;
 }
@@ -425,6 +437,11 @@ static int advance(struct faro_ctx_agreement *a)
         }
         if (!all_complete(a))
             return 0;
+        if (a->err && a->stage == ST_BRIDGE) { /* the other group is gone: tell ours */
+            a->bridge_err = a->err;
+            a->err = 0;
+            a->stage = ST_BRIDGE_FAILED;
+        }
         switch (a->stage) {
         case ST_UP: /* the children's parts are in */
             for (int i = 0; i < a->nchild; i++)
@@ -438,7 +455,7 @@ static int advance(struct faro_ctx_agreement *a)
             make_key(a);
             if (a->bridge) {
                 post(a, 0, a->bin, MSG, a->bridge_rank, a->bridge, a->bridge_tag);
-                post(a, 1, a->acc, MSG, a->bridge_rank, a->bridge, a->bridge_tag);
+                post(a, 1, a->acc, MSG, a->bridge_rank, a->bridge, a->bridge_send_tag);
                 a->stage = ST_BRIDGE;
             } else {
                 decide(a);
@@ -448,6 +465,12 @@ static int advance(struct faro_ctx_agreement *a)
         case ST_BRIDGE: /* the other group's part is in */
             combine(a, a->bin, 1);
             decide(a);
+            a->stage = ST_DOWN;
+            break;
+        case ST_BRIDGE_FAILED: /* tell the group, then fail */
+            memset(a->down, 0, sizeof a->down);
+            a->down[H_FLAGS] = D_FAILED;
+            a->down[H_ID0] = (uint32_t)a->bridge_err;
             a->stage = ST_DOWN;
             break;
         case ST_DOWN: /* the decision is here: pass it on, apply it */
@@ -502,6 +525,7 @@ static struct faro_ctx_agreement *create(const struct faro_ctx_spec *s)
     a->bridge = s->bridge;
     a->tag = s->tag;
     a->bridge_tag = s->bridge_tag;
+    a->bridge_send_tag = s->bridge_peer_tag ? s->bridge_peer_tag : s->bridge_tag;
     a->bridge_rank = s->bridge_rank;
     a->take = s->take;
     a->want = s->want;
@@ -553,10 +577,13 @@ int faro_ctx_agree_spec(const struct faro_ctx_spec *s, uint32_t ids[2])
     FARO_LOCKED;
     struct faro_ctx_agreement *a = create(s);
     if (!a)
-        return faro_err(s->tree, MPI_ERR_NO_MEM, "%s: out of memory", s->fn);
+        return faro_err(s->errcomm ? s->errcomm : s->tree, MPI_ERR_NO_MEM, "%s: out of memory",
+                        s->fn);
     while (!advance(a))
         faro_progress_idle(faro_progress());
-    int rc = a->rc ? a->rc : a->err ? faro_ctx_failed(s->fn, s->tree, a->err) : MPI_SUCCESS;
+    int rc = a->rc ? a->rc
+           : a->err ? faro_ctx_failed(s->fn, s->errcomm ? s->errcomm : s->tree, a->err)
+                    : MPI_SUCCESS;
     ids[0] = a->ids[0];
     ids[1] = a->ids[1];
     destroy(a);
@@ -567,6 +594,9 @@ int faro_ctx_failed(const char *fn, MPI_Comm comm, int errclass)
 {
     if (errclass == MPI_ERR_OTHER)
         return none_free(fn, comm);
+    if (errclass == MPI_ERR_PROC_ABORTED)
+        return faro_err(comm, errclass, "%s: the connection to the other group broke while "
+                        "the context ids were agreed", fn);
     return faro_err(comm, errclass, "%s: a message of the context id agreement failed", fn);
 }
 
@@ -610,6 +640,7 @@ void faro_ctx_spec_whole(struct faro_ctx_spec *s, const char *fn, MPI_Comm paren
     s->base = faro_ctx_base(parent->context_id, s->tag);
     if (parent->inter) { /* both groups: each over its local group, the leaders bridge */
         s->tree = parent->local;
+        s->errcomm = parent; /* the program's handle, not the private local one */
         s->bridge = parent;
     } else {
         s->tree = parent;

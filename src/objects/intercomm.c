@@ -48,9 +48,7 @@ int faro_comm_intra_only(const char *fn, MPI_Comm comm, int errclass)
                     "intracommunicator)", fn);
 }
 
-/* At the members other than the leader, an error the leader raised: the code
- * is the leader's own (its text lives there), so each raises its own. */
-static int leader_failed(const char *fn, MPI_Comm comm, int code, int leader)
+int faro_leader_failed(const char *fn, MPI_Comm comm, int code, int leader)
 {
     int cls = MPI_ERR_OTHER;
     if (PMPI_Error_class(code, &cls) != MPI_SUCCESS)
@@ -83,10 +81,7 @@ int faro_inter_make_local(MPI_Comm inter, uint32_t lctx)
     return 0;
 }
 
-/* An intercommunicator over lw[0..ln) (this process is lw[rank]) and
- * rw[0..rn), both taken over, on ids[0], its local communicator on ids[1]
- * (both released on failure). */
-static int make_inter(const char *fn, MPI_Comm parent_local, const uint32_t ids[2], int ln,
+int faro_inter_new(const char *fn, MPI_Comm parent_local, const uint32_t ids[2], int ln,
                       int *lw, int rank, int rn, int *rw, MPI_Comm *out)
 {
     MPI_Comm c = faro_comm_new(parent_local, ids[0], ln, lw, rank);
@@ -156,7 +151,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     }
     rc = PMPI_Bcast(hdr, 2, MPI_INT, local_leader, local_comm);
     if (!rc && hdr[1])
-        rc = leader ? hdr[1] : leader_failed(fn, local_comm, hdr[1], local_leader);
+        rc = leader ? hdr[1] : faro_leader_failed(fn, local_comm, hdr[1], local_leader);
     if (!rc && !leader && !(rw = malloc(((size_t)hdr[0] + 1) * sizeof(int))))
         rc = no_mem(fn, local_comm);
     if (!rc)
@@ -193,7 +188,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         free(rw);
         return rc;
     }
-    return make_inter(fn, local_comm, ids, ln, lw, local_comm->rank, rn, rw, newintercomm);
+    return faro_inter_new(fn, local_comm, ids, ln, lw, local_comm->rank, rn, rw, newintercomm);
 }
 
 #pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
@@ -209,7 +204,8 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
         return faro_err(intercomm, MPI_ERR_ARG, "%s: newintracomm pointer is NULL", fn);
     MPI_Comm local = intercomm->local;
     /* the leaders' high flags decide the order; equal flags: the group whose
-     * leader has the lower job rank goes first */
+     * leader has the lower gpid goes first (job ranks are this process's
+     * numbering: the other group may be another job's, peers.c) */
     int flags[2] = {high != 0, 0};
     int rc = MPI_SUCCESS;
     if (intercomm->rank == 0)
@@ -220,7 +216,8 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     if (rc)
         return rc;
     int first = flags[0] != flags[1] ? !flags[0]
-                                     : intercomm->world[0] < intercomm->remote_world[0];
+                                     : faro.pinfo[intercomm->world[0]].gpid <
+                                           faro.pinfo[intercomm->remote_world[0]].gpid;
     int ln = intercomm->size, rn = intercomm->remote_size;
     int *w = malloc(((size_t)ln + (size_t)rn + 1) * sizeof(int));
     if (!w)
@@ -305,7 +302,7 @@ static int swap_lists(const char *fn, MPI_Comm comm, const int *mine, int n, int
     }
     int rc = PMPI_Bcast(hdr, 2, MPI_INT, 0, comm->local);
     if (!rc && hdr[1])
-        rc = comm->rank == 0 ? hdr[1] : leader_failed(fn, comm, hdr[1], 0);
+        rc = comm->rank == 0 ? hdr[1] : faro_leader_failed(fn, comm, hdr[1], 0);
     if (!rc && comm->rank != 0 && !(t = malloc(((size_t)hdr[0] + 1) * sizeof(int))))
         rc = no_mem(fn, comm);
     if (!rc)
@@ -338,7 +335,7 @@ static int sub_inter(const char *fn, MPI_Comm comm, int *lw, int ln, int me, int
             *out = MPI_COMM_NULL;
         return rc;
     }
-    return make_inter(fn, comm, ids, ln, lw, me, rn, rw, out);
+    return faro_inter_new(fn, comm, ids, ln, lw, me, rn, rw, out);
 }
 
 struct keyed {

@@ -26,9 +26,7 @@ static int check_args(const char *fn, MPI_Comm comm, const void *buf, int count,
         faro_fatal(MPI_ERR_OTHER, "%s called %s", fn,
                    faro.finalized ? "after MPI_Finalize" : "before MPI_Init");
     if (internal ? !faro_comm_alive(comm) : faro_comm_check(comm) != 0)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: %s", fn,
-                        comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL"
-                                              : "argument is not a valid communicator");
+        return faro_comm_bad(fn, comm);
     if (count < 0)
         return faro_err(comm, MPI_ERR_COUNT, "%s: count %d is negative", fn, count);
     if (internal ? !internal_type_alive(type) : faro_type_check(type) != 0) {

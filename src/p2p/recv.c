@@ -71,7 +71,7 @@ static void get_done(void *arg, int status)
     struct faro_request *r = arg;
     faro.outstanding--;
     if (status < 0)
-        faro_tp_failed(r->peer, "a rendezvous get", status);
+        faro_req_tp_failed(r, "a rendezvous get", status);
     if (--r->inflight == 0)
         get_finish(r);
 }
@@ -84,7 +84,7 @@ static void get_async(struct faro_request *r, struct faro_peer *pe, uint64_t rad
     struct faro_transport *t = pe->t;
     if ((t->attr.caps & FARO_TP_CAP_LOCAL_REG) && n &&
         t->ops->mem_reg(t->tp, r->data, n, FARO_TP_MEM_LOCAL, &r->reg) != FARO_TP_OK)
-        faro_tp_failed(pe->rank, "registering a receive buffer", FARO_TP_ERR);
+        faro_req_tp_failed(r, "registering a receive buffer", FARO_TP_ERR);
     r->inflight = 1; /* held while the pieces are posted */
     for (size_t off = 0; off < n;) {
         size_t k = n - off < t->attr.max_get ? n - off : t->attr.max_get;
@@ -94,7 +94,7 @@ static void get_async(struct faro_request *r, struct faro_peer *pe, uint64_t rad
             r->inflight++;
             faro.outstanding++;
         } else if (rc != FARO_TP_DONE) {
-            faro_tp_failed(pe->rank, "a rendezvous get", rc);
+            faro_req_tp_failed(r, "a rendezvous get", rc);
         }
         off += k;
     }

@@ -67,6 +67,13 @@ void faro_req_unstage(struct faro_request *r);
 /* Mark complete; frees it when the user already let go of it. */
 void faro_req_complete(struct faro_request *r);
 int faro_req_check(MPI_Request r); /* 0 when r is a live request */
+/* The process beyond the job at peer index peer was lost: every send to it
+ * (unless !sends_too), receive from it (matched, or posted for it or for any
+ * source of a communicator it broke) completes with MPI_ERR_PROC_ABORTED. */
+void faro_req_fail_peer(int peer, int sends_too);
+/* How many operations on comm (or its local communicator) are not complete (cold: walks every
+ * slab; MPI_Comm_disconnect waits for none). */
+int faro_req_pending_on(MPI_Comm comm);
 
 /* grequest.c: the program's callbacks of a generalized request. */
 int faro_greq_query(struct faro_request *r);   /* fill r->status */
@@ -120,6 +127,10 @@ void *faro_place(void *core, void *ctx, unsigned kind, const void *hdr, size_t h
 /* Installs the protocol handlers on a transport. */
 void faro_p2p_handlers(struct faro_transport *t);
 void faro_recv_handlers(struct faro_transport *t); /* recv.c's share of it */
-_Noreturn void faro_tp_failed(int peer, const char *op, int rc);
+/* A transport failed an operation for peer: a job rank's failure ends the
+ * job; for a process beyond the job it returns (its loss fails what waits
+ * for it, dynpeer.c), and faro_req_tp_failed marks the request that failed. */
+void faro_tp_failed(int peer, const char *op, int rc);
+void faro_req_tp_failed(struct faro_request *r, const char *op, int rc);
 
 #endif

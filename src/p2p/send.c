@@ -29,16 +29,24 @@
 
 void faro_tp_failed(int peer, const char *op, int rc)
 {
+    if (peer >= faro.size)
+        return;
     const struct faro_transport *t = faro.peers[peer].t;
     faro_fatal(MPI_ERR_OTHER, "%s to rank %d failed (transport %s, status %d)", op, peer,
                t ? t->ops->name : "none", rc);
+}
+
+void faro_req_tp_failed(struct faro_request *r, const char *op, int rc)
+{
+    faro_tp_failed(r->peer, op, rc);
+    r->status.MPI_ERROR = MPI_ERR_PROC_ABORTED;
 }
 
 static void ctrl_done(void *arg, int status)
 {
     faro.outstanding--;
     if (status < 0)
-        faro_fatal(MPI_ERR_OTHER, "a control message to rank %d failed", (int)(intptr_t)arg);
+        faro_tp_failed((int)(intptr_t)arg, "a control message", status);
 }
 
 /* A control message whose payload the transport may keep until done. */
@@ -97,7 +105,7 @@ static void frag_done(void *arg, int status)
     struct faro_request *r = arg;
     faro.outstanding--;
     if (status < 0)
-        faro_tp_failed(r->peer, "a send", status);
+        faro_req_tp_failed(r, "a send", status);
     if (--r->pending == 0)
         faro_req_complete(r);
 }
@@ -112,9 +120,9 @@ static int isend_frag(struct faro_request *r, struct faro_peer *p, unsigned kind
         faro.outstanding++;
         return 1;
     }
-    if (rc == FARO_TP_DONE)
-        return 0;
-    faro_tp_failed(r->peer, "a send", rc);
+    if (rc != FARO_TP_DONE)
+        faro_req_tp_failed(r, "a send", rc);
+    return 0;
 }
 
 static int send_eager(struct faro_request *r, struct faro_peer *p)
@@ -132,8 +140,11 @@ static int send_eager(struct faro_request *r, struct faro_peer *p)
             faro_req_complete(r);
             return MPI_SUCCESS;
         }
-        if (rc != FARO_TP_AGAIN)
-            faro_tp_failed(r->peer, "an eager send", rc);
+        if (rc != FARO_TP_AGAIN) {
+            faro_req_tp_failed(r, "an eager send", rc);
+            faro_req_complete(r);
+            return MPI_SUCCESS;
+        }
     }
     size_t max = t->attr.max_send;
     size_t first = r->len < max ? r->len : max;
@@ -261,7 +272,7 @@ static void pipeline_done(void *arg, int status)
     struct faro_request *r = arg;
     faro.outstanding--;
     if (status < 0)
-        faro_tp_failed(r->peer, "a rendezvous fragment", status);
+        faro_req_tp_failed(r, "a rendezvous fragment", status);
     r->inflight--;
     pipeline_pump(r);
 }

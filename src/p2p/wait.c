@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "p2p/pt2pt.h"
+#include "runtime/dyn.h"
 
 /* The error a completed request reports, raised through its communicator's
  * errhandler; the status gets the code that MPI_Error_string explains. */
@@ -25,7 +26,14 @@ static int req_error(const char *fn, struct faro_request *r)
                         "%s: message from rank %d (tag %d) has %zu bytes but the receive buffer "
                         "holds %zu (count %d): truncated",
                         fn, r->status.MPI_SOURCE, r->status.MPI_TAG, r->total, r->len, r->count);
-    else
+    else if (cls == MPI_ERR_PROC_ABORTED && r->peer >= faro.size && r->peer < faro.npeers) {
+        char name[160];
+        const struct faro_peer_info *p = &faro.pinfo[r->peer];
+        code = faro_err(r->comm, cls, "%s: %s was lost (%s); the communicator is broken: free "
+                        "it with MPI_Comm_free or MPI_Comm_disconnect", fn,
+                        faro_peer_name(r->peer, name, sizeof name),
+                        p->desc && p->desc->why[0] ? p->desc->why : "its connection broke");
+    } else
         code = faro_err(r->comm, cls, "%s: request failed", fn);
     r->status.MPI_ERROR = code;
     return code;

@@ -259,6 +259,12 @@ int mpx_kvs_put(struct mpx_kvs *kvs, const char *key, const char *val);
 void mpx_pmi_serve(struct mpx_job *job, struct mpx_rank *r);
 /* The fence of the phase completed: answer every local rank's barrier. */
 void mpx_pmi_barrier_done(struct mpx_job *job);
+/* Send one formatted reply line to rank r (len < 0: it did not fit). */
+void mpx_pmi_send(struct mpx_rank *r, const char *line, int len);
+
+/* names.c: serve a name service command (publish_name, lookup_name,
+ * unpublish_name); 0 when m is none of them. */
+int mpx_names_serve(struct mpx_rank *r, const struct faro_pmi_msg *m);
 
 /* iofwd.c: read what is there (a few reads, or all: until it would block);
  * forward complete lines; write out the rest and close at EOF. */

@@ -104,6 +104,11 @@ static void srv_send(struct mpx_rank *r, const char *line, int len)
     r->pmi_bytes += (unsigned long)len;
 }
 
+void mpx_pmi_send(struct mpx_rank *r, const char *line, int len)
+{
+    srv_send(r, line, len);
+}
+
 #define SRV_REPLY(r, ...)                                                    \
     do {                                                                     \
         char line_[FARO_PMI_LINE_MAX];                                       \
@@ -213,6 +218,7 @@ static void srv_handle(struct mpx_job *job, struct mpx_rank *r, const struct far
         SRV_REPLY(r, "finalize_ack");
     } else if (strcmp(cmd, "abort") == 0) {
         srv_abort(job, r, m);
+    } else if (mpx_names_serve(r, m)) { /* names.c: publish_name, lookup_name, ... */
     } else {
         char msg[128];
         snprintf(msg, sizeof msg, "unknown command %.64s", cmd);
