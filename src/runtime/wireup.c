@@ -166,12 +166,19 @@ static int node_map(int have_mapping, char *err, size_t errlen)
         faro.node_of[r] = n;
         if (n == faro.nnodes) {
             faro.local_ranks[faro.nnodes++] = r; /* first rank of each node, for now */
-            if (faro_node_of_host(val) != n) /* node ids of the job's nodes: the same */
-                return snprintf(err, errlen, "out of memory building the node map"), -1;
         }
     }
     free(id);
     faro.node = faro.node_of[faro.rank];
+    /* Node ids of the job's nodes are also host ids (dynpeer.c places processes
+     * beyond the job by host name). Only this node's name matters there: a
+     * process on this host may share memory with us, one elsewhere may not. */
+    for (int n = 0; n < faro.nnodes; n++) {
+        char other[48];
+        snprintf(other, sizeof other, "\x01node %d of the job", n); /* no host is called so */
+        if (faro_node_of_host(n == faro.node ? faro.hostname : other) != n)
+            return snprintf(err, errlen, "out of memory building the node map"), -1;
+    }
     faro.local_size = 0;
     for (int r = 0; r < faro.size; r++) {
         if (faro.node_of[r] != faro.node)
