@@ -25,7 +25,7 @@ expect() {
 expect fail "FARO_EAGER_LIMIT=12x is invalid: expected a size in bytes" FARO_EAGER_LIMIT=12x
 expect fail "FARO_WAIT_POLICY=fast is invalid: expected one of spin, yield, auto" \
     FARO_WAIT_POLICY=fast
-expect fail "FARO_TRANSPORTS=tcp,bogus: unknown transport 'bogus' (built in: self, shm, tcp)" \
+expect fail "FARO_TRANSPORTS=tcp,bogus: unknown transport 'bogus' (built in: self, shm, tcp" \
     FARO_TRANSPORTS=tcp,bogus
 expect fail "FARO_TCP_IF=nosuch0 matches no" FARO_TRANSPORTS=tcp FARO_TCP_IF=nosuch0
 expect ok "FARO_EAGR_LIMIT is not a Faro tunable (did you mean FARO_EAGER_LIMIT?)" \
