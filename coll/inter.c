@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "coll.h"
+#include "collcheck.h"
 
 int faro_inter_role(const char *fn, MPI_Comm comm, int root, int *rc)
 {
@@ -61,7 +61,10 @@ int faro_inter_barrier(MPI_Comm comm)
     static const char fn[] = "MPI_Barrier";
     /* nobody leaves the second local barrier before its leader heard from
      * the remote leader, who had passed the first local barrier of its side */
-    int rc = PMPI_Barrier(comm->local);
+    int rc = FARO_COLL_CHECKING ? faro_cc_same(NULL, fn, comm, -1, MPI_OP_NULL, 0, NULL, NULL)
+                                : MPI_SUCCESS;
+    if (!rc)
+        rc = PMPI_Barrier(comm->local);
     if (!rc && comm->rank == 0)
         rc = faro_coll_sendrecv(fn, NULL, 0, MPI_BYTE, 0, NULL, 0, MPI_BYTE, 0,
                                 FARO_COLL_TAG_INTER_BARRIER, comm, MPI_STATUS_IGNORE);
@@ -74,10 +77,13 @@ int faro_inter_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm
 {
     static const char fn[] = "MPI_Bcast";
     int rc, role = faro_inter_role(fn, comm, root, &rc);
-    if (role < 0 || role == FARO_INTER_IDLE)
+    if (role < 0)
         return rc;
-    rc = faro_coll_check_buf(fn, comm, count, type, "");
-    if (rc || bytes(count, type) == 0)
+    if (role != FARO_INTER_IDLE)
+        rc = faro_coll_check_buf(fn, comm, count, type, "");
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_inter_rooted(fn, comm, role, root, MPI_OP_NULL, 0, count, type, NULL);
+    if (rc || role == FARO_INTER_IDLE || bytes(count, type) == 0)
         return rc;
     if (role == FARO_INTER_ROOT)
         return faro_coll_send(fn, buf, count, type, 0, FARO_COLL_TAG_INTER_BCAST, comm);
@@ -143,12 +149,19 @@ int faro_inter_gatherv(const char *fn, const void *sendbuf, int sendcount, MPI_D
                        MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     int rc, role = faro_inter_role(fn, comm, root, &rc);
-    if (role < 0 || role == FARO_INTER_IDLE)
+    if (role < 0)
         return rc;
+    if (role == FARO_INTER_IDLE)
+        return FARO_COLL_CHECKING ? faro_cc_inter_rooted(fn, comm, role, root, MPI_OP_NULL, 0, 0,
+                                                         NULL, NULL)
+                                  : MPI_SUCCESS;
     if (role == FARO_INTER_REMOTE) {
         if (sendbuf == MPI_IN_PLACE)
             return faro_inter_no_in_place(fn, comm);
         rc = faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
+        if (!rc && FARO_COLL_CHECKING)
+            rc = faro_cc_inter_rooted(fn, comm, role, root, MPI_OP_NULL, 0, sendcount, sendtype,
+                                      NULL);
         if (rc || bytes(sendcount, sendtype) == 0)
             return rc;
         return faro_coll_send(fn, sendbuf, sendcount, sendtype, root, FARO_COLL_TAG_INTER_GATHER,
@@ -164,6 +177,8 @@ int faro_inter_gatherv(const char *fn, const void *sendbuf, int sendcount, MPI_D
         rc = faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
         blks = faro_coll_blocks_uniform(recvbuf, recvcount, recvtype);
     }
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_inter_rooted(fn, comm, role, root, MPI_OP_NULL, 0, 0, NULL, &blks);
     return rc ? rc : exchange(fn, comm, FARO_COLL_TAG_INTER_GATHER, NULL, 0, &blks);
 }
 
@@ -173,12 +188,19 @@ int faro_inter_scatterv(const char *fn, const void *sendbuf, int sendcount,
                         MPI_Comm comm)
 {
     int rc, role = faro_inter_role(fn, comm, root, &rc);
-    if (role < 0 || role == FARO_INTER_IDLE)
+    if (role < 0)
         return rc;
+    if (role == FARO_INTER_IDLE)
+        return FARO_COLL_CHECKING ? faro_cc_inter_rooted(fn, comm, role, root, MPI_OP_NULL, 1, 0,
+                                                         NULL, NULL)
+                                  : MPI_SUCCESS;
     if (role == FARO_INTER_REMOTE) {
         if (recvbuf == MPI_IN_PLACE)
             return faro_inter_no_in_place(fn, comm);
         rc = faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
+        if (!rc && FARO_COLL_CHECKING)
+            rc = faro_cc_inter_rooted(fn, comm, role, root, MPI_OP_NULL, 1, recvcount, recvtype,
+                                      NULL);
         if (rc || bytes(recvcount, recvtype) == 0)
             return rc;
         return faro_coll_recv(fn, recvbuf, recvcount, recvtype, root,
@@ -194,6 +216,8 @@ int faro_inter_scatterv(const char *fn, const void *sendbuf, int sendcount,
         rc = faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
         blks = faro_coll_blocks_uniform(sendbuf, sendcount, sendtype);
     }
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_inter_rooted(fn, comm, role, root, MPI_OP_NULL, 1, 0, NULL, &blks);
     return rc ? rc : exchange(fn, comm, FARO_COLL_TAG_INTER_SCATTER, &blks, 0, NULL);
 }
 
@@ -220,6 +244,8 @@ int faro_inter_allgatherv(const char *fn, const void *sendbuf, int sendcount,
     if (rc)
         return rc;
     struct faro_coll_blocks send = faro_coll_blocks_uniform(sendbuf, sendcount, sendtype);
+    if (FARO_COLL_CHECKING && (rc = faro_cc_inter_exchange(fn, comm, &send, 1, &recv)))
+        return rc;
     return exchange(fn, comm, FARO_COLL_TAG_INTER_ALLGATHER, &send, 1, &recv);
 }
 
@@ -274,5 +300,7 @@ int faro_inter_alltoallw(const char *fn, int w, const void *sendbuf, int sendcou
     if (!rc)
         rc = alltoall_side(fn, comm, "recv", recvbuf, recvcount, recvcounts, rdispls, recvtype,
                            recvtypes, w, &recv);
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_inter_exchange(fn, comm, &send, 0, &recv);
     return rc ? rc : exchange(fn, comm, FARO_COLL_TAG_INTER_ALLTOALL, &send, 0, &recv);
 }

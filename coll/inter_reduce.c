@@ -12,7 +12,7 @@
  */
 #include <stdlib.h>
 
-#include "coll.h"
+#include "collcheck.h"
 
 static int check_red(const char *fn, MPI_Comm comm, const void *sendbuf, const void *recvbuf,
                      int count, MPI_Datatype type, MPI_Op op)
@@ -33,11 +33,14 @@ int faro_inter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
 {
     static const char fn[] = "MPI_Reduce";
     int rc, role = faro_inter_role(fn, comm, root, &rc);
-    if (role < 0 || role == FARO_INTER_IDLE)
+    if (role < 0)
         return rc;
-    rc = check_red(fn, comm, role == FARO_INTER_ROOT ? NULL : sendbuf,
-                   role == FARO_INTER_ROOT ? recvbuf : NULL, count, type, op);
-    if (rc || (size_t)count * type->size == 0)
+    if (role != FARO_INTER_IDLE)
+        rc = check_red(fn, comm, role == FARO_INTER_ROOT ? NULL : sendbuf,
+                       role == FARO_INTER_ROOT ? recvbuf : NULL, count, type, op);
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_inter_rooted(fn, comm, role, root, op, 0, count, type, NULL);
+    if (rc || role == FARO_INTER_IDLE || (size_t)count * type->size == 0)
         return rc;
     if (role == FARO_INTER_ROOT)
         return faro_coll_recv(fn, recvbuf, count, type, 0, FARO_COLL_TAG_INTER_REDUCE, comm,
@@ -85,10 +88,12 @@ int faro_inter_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Data
 {
     static const char fn[] = "MPI_Allreduce";
     int rc = check_red(fn, comm, sendbuf, recvbuf, count, type, op);
+    if (!rc && sendbuf == recvbuf && (size_t)count * type->size > 0)
+        rc = faro_coll_err_alias(fn, comm);
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_same(NULL, fn, comm, -1, op, count, type, NULL);
     if (rc || (size_t)count * type->size == 0)
         return rc;
-    if (sendbuf == recvbuf)
-        return faro_coll_err_alias(fn, comm);
     void *got;
     rc = reduce_swap(fn, comm, FARO_COLL_TAG_INTER_ALLREDUCE, sendbuf, recvbuf, count, type, op,
                      NULL, &got);
@@ -111,6 +116,9 @@ int faro_inter_reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf
         rc = faro_coll_check_type(fn, comm, type, "datatype");
     if (!rc)
         rc = faro_coll_check_op(fn, comm, op, type);
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_same(NULL, fn, comm, -1, op, recvcounts ? 0 : recvcount * n, type,
+                          recvcounts);
     if (rc)
         return rc;
     long total = 0;

@@ -39,6 +39,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collcheck.h"
+#include "nbc_sched.h"
+#include "runtime/hang.h"
 #include "select.h"
 #include "base/log.h"
 #include "base/tunables.h"
@@ -433,6 +436,11 @@ void faro_coll_select_reset(void)
 
 int faro_coll_select_init(char *err, size_t errlen)
 {
+    /* coll/'s other set-up: collective checking, and what the hang report
+     * asks of coll/ (runtime/hang.h) */
+    faro_coll_checking = (int)faro_tun_int(FARO_TUN_COLL_CHECK);
+    faro_hang_coll_tag = faro_coll_tag_owner;
+    faro_hang_sched = faro_sched_describe;
     for (int a = 0; a < FARO_ALG_COUNT; a++)
         needs[a] = table_needs(a);
 

@@ -4,6 +4,7 @@
 
 #include "p2p/match.h"
 #include "p2p/request.h"
+#include "runtime/hang.h"
 
 int faro_check_p2p(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype type,
                    int rank, int tag, int is_recv);
@@ -14,6 +15,7 @@ int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
 int faro_req_start(struct faro_request *r);
 /* Wait for r, fill the status, release r, raise its error if it has one. */
 int faro_wait_release(const char *fn, struct faro_request *r, MPI_Status *st);
+
 int faro_bsend_start(struct faro_request *r);
 void faro_recv_take_unexp(struct faro_request *r, struct faro_unexp *u);
 
