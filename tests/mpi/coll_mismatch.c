@@ -134,6 +134,15 @@ int main(int argc, char **argv)
         MPI_Comm ring;
         TU_CHECK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
         TU_CHECK(MPI_Neighbor_allgather(a, me == 1 ? 3 : 4, MPI_INT, b, 4, MPI_INT, ring));
+    } else if (is(c, "inter_bcast_root")) { /* the upper half names the wrong root */
+        MPI_Comm half, inter;
+        int low = me < tu_size / 2;
+        TU_CHECK(MPI_Comm_split(MPI_COMM_WORLD, low, me, &half));
+        TU_CHECK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, low ? tu_size / 2 : 0, 7,
+                                      &inter));
+        int hr;
+        TU_CHECK(MPI_Comm_rank(half, &hr));
+        TU_CHECK(MPI_Bcast(a, 4, MPI_INT, low ? (hr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 1, inter));
     } else if (is(c, "inter_gather_counts")) { /* lower half gathers from upper half */
         MPI_Comm half, inter;
         int low = me < tu_size / 2;

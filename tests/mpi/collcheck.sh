@@ -61,6 +61,8 @@ mismatch neighbor_counts 3
 need "MPI_Neighbor_allgather on .*: rank 1 sends 3 x MPI_INT \(sendcount; 3 basic elements, 12 bytes\), rank [02] expects 4 x MPI_INT \(recvcount"
 mismatch inter_gather_counts 4
 need "MPI_Gather on an intercommunicator .*: rank 1 of the remote group \(job rank 3\) sends 3 x MPI_INT \(sendcount; 3 basic elements, 12 bytes\), rank 0 of the local group expects 4 x MPI_INT \(recvcount"
+mismatch inter_bcast_root 4
+need "MPI_Bcast on an intercommunicator .*: rank [01] of the remote group \(job rank [23]\) passed root 1, but (the root is rank 0 of the local group \(it passed MPI_ROOT\)|rank 1 of the local group passed MPI_PROC_NULL)"
 
 # No false alarm: the collective lists under the check (shm).
 lists=$(mktemp "${TMPDIR:-/tmp}/collcheck.XXXXXX")
