@@ -381,16 +381,12 @@ static int parse_line(struct parse *p, char *text, struct rule *r)
     return bad(p, "unknown algorithm '%s' for %s (allowed: %s)", name, tok[0], list);
 }
 
-/* The file's rules, appended to *rules (realloc'ed). */
-static int read_file(const char *path, struct rule **rules, int *n, char *err, size_t errlen)
+/* The rules of an open tuning file (named path in messages), appended to
+ * *rules (realloc'ed). */
+static int read_rules(FILE *f, const char *path, struct rule **rules, int *n, char *err,
+                      size_t errlen)
 {
     struct parse p = {path, 0, err, errlen};
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "FARO_COLL_TUNING_FILE %s: cannot open it: %s", path,
-                 strerror(errno));
-        return -1;
-    }
     char line[1024];
     int cap = 0, rc = 0;
     while (fgets(line, sizeof line, f)) {
@@ -421,8 +417,28 @@ static int read_file(const char *path, struct rule **rules, int *n, char *err, s
     }
     if (!rc && ferror(f))
         rc = bad(&p, "read error: %s", strerror(errno));
+    return rc;
+}
+
+static int read_file(const char *path, struct rule **rules, int *n, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "FARO_COLL_TUNING_FILE %s: cannot open it: %s", path,
+                 strerror(errno));
+        return -1;
+    }
+    int rc = read_rules(f, path, rules, n, err, errlen);
     fclose(f);
     return rc;
+}
+
+int faro_coll_tuning_parse(FILE *f, const char *name, char *err, size_t errlen)
+{
+    struct rule *rules = NULL;
+    int n = 0, rc = read_rules(f, name, &rules, &n, err, errlen);
+    free(rules);
+    return rc ? -1 : n;
 }
 
 /* ---- set-up ---- */
