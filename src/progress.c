@@ -91,7 +91,7 @@ static void sleep_on_transports(void)
  * peer they wait for can run; with a core each, spinning keeps latency low. */
 void faro_progress_idle(int events)
 {
-    if (__builtin_expect(faro_hang_armed, 0)) /* a hang report was asked for */
+    if (__builtin_expect(atomic_load_explicit(&faro_hang_armed, memory_order_relaxed), 0))
         faro_hang_idle();
     if (__builtin_expect(faro_thread_multiple, 0)) {
         faro_lock_idle(events); /* other threads get the lock between polls */

@@ -2,7 +2,9 @@
  * The hang report: the record of blocked waits and its printing (contract:
  * hang.h; the line format is faro-debug(7)'s, parsed by tools/hangdoc).
  */
+#include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -15,8 +17,11 @@
 #include "base/log.h"
 #include "base/tunables.h"
 
-volatile sig_atomic_t faro_hang_armed;
-static volatile sig_atomic_t signalled;
+/* Set by the signal handler, which may run in any thread while another one
+ * polls: lock-free atomics (relaxed: a flag, no data rides on it), which are
+ * safe in a handler where volatile sig_atomic_t is not across threads. */
+atomic_int faro_hang_armed;
+static atomic_int signalled;
 static struct faro_wait *waits;  /* every wait in progress, newest first */
 static double report_after;      /* FARO_HANG_REPORT seconds; 0: only on the signal */
 static unsigned idle_calls;
@@ -54,7 +59,7 @@ void faro_wait_begin(struct faro_wait *w)
     if (waits)
         waits->pprev = &w->next;
     waits = w;
-    faro_hang_armed = 1;
+    atomic_store_explicit(&faro_hang_armed, 1, memory_order_relaxed);
 }
 
 void faro_wait_end(struct faro_wait *w)
@@ -236,9 +241,10 @@ void faro_hang_idle(void)
     for (struct faro_wait *w = waits; w; w = w->next)
         if (!w->since)
             w->since = t ? t : (t = now());
-    faro_hang_armed = signalled || report_after > 0;
-    if (signalled) {
-        signalled = 0;
+    /* disarm, then take the signal: one arriving in between is taken now,
+     * one after re-arms */
+    atomic_store_explicit(&faro_hang_armed, report_after > 0, memory_order_relaxed);
+    if (atomic_exchange_explicit(&signalled, 0, memory_order_relaxed)) {
         faro_hang_report();
         return;
     }
@@ -254,16 +260,18 @@ void faro_hang_idle(void)
 
 static void on_signal(int sig)
 {
+    int saved = errno;
     (void)sig;
-    signalled = 1;
-    faro_hang_armed = 1;
+    atomic_store_explicit(&signalled, 1, memory_order_relaxed);
+    atomic_store_explicit(&faro_hang_armed, 1, memory_order_relaxed);
+    errno = saved;
 }
 
 void faro_hang_init(void)
 {
     static const int sigs[] = {SIGUSR1, SIGUSR2, 0};
     report_after = (double)faro_tun_int(FARO_TUN_HANG_REPORT);
-    faro_hang_armed = report_after > 0;
+    atomic_store_explicit(&faro_hang_armed, report_after > 0, memory_order_relaxed);
     int sig = sigs[faro_tun_int(FARO_TUN_HANG_SIGNAL)];
     struct sigaction old;
     /* a program's own handler stays */

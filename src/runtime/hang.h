@@ -27,7 +27,7 @@
 #ifndef FARO_RUNTIME_HANG_H
 #define FARO_RUNTIME_HANG_H
 
-#include <signal.h>
+#include <stdatomic.h>
 
 #include "mpi.h"
 
@@ -49,7 +49,7 @@ struct faro_wait {
 
 /* Set while the idle path must call faro_hang_idle: a wait to time, the
  * signal's flag, or FARO_HANG_REPORT's timer. */
-extern volatile sig_atomic_t faro_hang_armed;
+extern atomic_int faro_hang_armed; /* lock-free: the signal handler sets it */
 
 void faro_wait_begin(struct faro_wait *w);
 void faro_wait_end(struct faro_wait *w);

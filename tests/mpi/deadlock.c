@@ -14,6 +14,10 @@
  * Ranks beyond those named wait in MPI_Recv from any rank (tag 99).
  *   threads     (MPI_THREAD_MULTIPLE) two threads of rank 0 each in MPI_Recv
  *               from rank 1 (tags 10, 11); rank 1 in MPI_Recv from rank 0
+ *   signal_threads  no deadlock: (MPI_THREAD_MULTIPLE) two threads of rank 0
+ *               wait for rank 1 (tags 10, 11), which sends after 2 s; meanwhile
+ *               rank 0's main thread sends its own process SIGUSR1, so the
+ *               handler runs in one thread while another polls and reports
  *   late        no deadlock: rank 1 computes for TEST_SLEEP seconds before
  *               it sends to rank 0 (tag 2), which waits in MPI_Recv
  */
@@ -37,7 +41,7 @@ static void *recv_thread(void *arg)
 int main(int argc, char **argv)
 {
     const char *c = getenv("TEST_CASE");
-    if (c && !strcmp(c, "threads"))
+    if (c && (!strcmp(c, "threads") || !strcmp(c, "signal_threads")))
         tu_init_multiple(&argc, &argv, "deadlock", 0);
     else
         tu_init(&argc, &argv, "deadlock");
@@ -81,6 +85,22 @@ int main(int argc, char **argv)
         } else {
             MPI_Recv(&x, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         }
+    } else if (!strcmp(c, "signal_threads")) {
+        if (me == 0) {
+            pthread_t th[2];
+            for (long t = 0; t < 2; t++)
+                pthread_create(&th[t], NULL, recv_thread, (void *)t);
+            sleep(1);
+            kill(getpid(), SIGUSR1);
+            for (int t = 0; t < 2; t++)
+                pthread_join(th[t], NULL);
+        } else {
+            sleep(2);
+            for (int t = 10; t < 12; t++)
+                MPI_Send(&x, 1, MPI_INT, 0, t, MPI_COMM_WORLD);
+        }
+        tu_finish();
+        return 0;
     } else if (!strcmp(c, "late")) {
         if (me == 0)
             MPI_Recv(&x, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
