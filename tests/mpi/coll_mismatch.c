@@ -77,6 +77,10 @@ int main(int argc, char **argv)
 
     if (is(c, "match")) {
         matching_calls();
+        free(counts);
+        free(displs);
+        free(rcounts);
+        free(rdispls);
         tu_finish();
         return 0;
     } else if (is(c, "bcast_root")) { /* the last rank names another root */
