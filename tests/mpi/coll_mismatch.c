@@ -106,6 +106,8 @@ int main(int argc, char **argv)
         if (me == 0)
             counts[1] = 6;
         TU_CHECK(MPI_Allgatherv(a, 4, MPI_INT, b, counts, displs, MPI_INT, MPI_COMM_WORLD));
+    } else if (is(c, "allgather_own")) { /* rank 1 sends 3 but takes 4 from everyone */
+        TU_CHECK(MPI_Allgather(a, me == 1 ? 3 : 4, MPI_INT, b, 4, MPI_INT, MPI_COMM_WORLD));
     } else if (is(c, "alltoallv_counts")) { /* rank 1 expects 5 from rank 0, which sends 4 */
         if (me == 1)
             rcounts[0] = 5;
