@@ -53,11 +53,8 @@ static int pmi_env_int(const char *name, int *out, char *err, size_t errlen)
     return 1;
 }
 
-/* Send one request line and read the response, which must have cmd=expect.
- * Returns 0; -1 when the exchange failed; -2 when the manager answered with a
- * nonzero rc (a missing key, say). err says why in both cases. */
-static int pmi_call(const char *line, int len, const char *expect, struct faro_pmi_msg *resp,
-                    char *err, size_t errlen)
+/* Send one request line. */
+static int pmi_send(const char *line, int len, char *err, size_t errlen)
 {
     if (len < 0) {
         snprintf(err, errlen, "PMI request does not fit in a %d-byte line (key or value too "
@@ -69,6 +66,15 @@ static int pmi_call(const char *line, int len, const char *expect, struct faro_p
                  pmi.fd, strerror(errno));
         return -1;
     }
+    return 0;
+}
+
+/* Read the response to the last request, which must have cmd=expect.
+ * Returns 0; -1 when the exchange failed; -2 when the manager answered with a
+ * nonzero rc (a missing key, say); -3 when it answered cmd=error (it does
+ * not serve that command). err says why. */
+static int pmi_reply(const char *expect, struct faro_pmi_msg *resp, char *err, size_t errlen)
+{
     char *l;
     size_t n;
     char why[256];
@@ -87,18 +93,28 @@ static int pmi_call(const char *line, int len, const char *expect, struct faro_p
         return -1;
     }
     if (strcmp(faro_pmi_msg_cmd(resp), expect) != 0) {
-        snprintf(err, errlen, "PMI: expected cmd=%s from the process manager, got cmd=%s",
-                 expect, faro_pmi_msg_cmd(resp));
-        return -1;
+        const char *msg = faro_pmi_msg_get(resp, "msg");
+        snprintf(err, errlen, "PMI: expected cmd=%s from the process manager, got cmd=%s%s%s",
+                 expect, faro_pmi_msg_cmd(resp), msg ? ": " : "", msg ? msg : "");
+        return strcmp(faro_pmi_msg_cmd(resp), "error") ? -1 : -3;
     }
     int rc = 0;
     if (faro_pmi_msg_get(resp, "rc") && (faro_pmi_msg_int(resp, "rc", &rc) < 0 || rc != 0)) {
         const char *msg = faro_pmi_msg_get(resp, "msg");
+        if (!msg) /* Hydra's name service says why in info= */
+            msg = faro_pmi_msg_get(resp, "info");
         snprintf(err, errlen, "PMI: %s failed (rc=%s): %s", expect, faro_pmi_msg_get(resp, "rc"),
                  msg ? msg : "no reason given");
         return -2;
     }
     return 0;
+}
+
+/* Send one request line and read its response (pmi_reply). */
+static int pmi_call(const char *line, int len, const char *expect, struct faro_pmi_msg *resp,
+                    char *err, size_t errlen)
+{
+    return pmi_send(line, len, err, errlen) < 0 ? -1 : pmi_reply(expect, resp, err, errlen);
 }
 
 static int pmi_handshake(struct faro_pmi_info *info, char *err, size_t errlen)
@@ -276,7 +292,7 @@ int faro_pmi_put(const char *key, const char *val)
     return 0;
 }
 
-int faro_pmi_barrier(void)
+int faro_pmi_barrier_while(void (*wait)(void *arg), void *arg)
 {
     if (!pmi.inited) {
         faro_error("PMI: used before faro_pmi_init");
@@ -286,12 +302,27 @@ int faro_pmi_barrier(void)
         return 0;
     char line[FARO_PMI_LINE_MAX], err[512];
     struct faro_pmi_msg m;
-    if (pmi_call(line, faro_pmi_format(line, sizeof line, "barrier_in", NULL), "barrier_out",
-                 &m, err, sizeof err) < 0) {
+    int rc = pmi_send(line, faro_pmi_format(line, sizeof line, "barrier_in", NULL), err,
+                      sizeof err);
+    /* Until the answer (or an end of file) is there, the caller's work. */
+    while (rc == 0 && wait && pmi.reader.start == pmi.reader.len) {
+        struct pollfd p = { .fd = pmi.fd, .events = POLLIN };
+        if (poll(&p, 1, 0) != 0)
+            break;
+        wait(arg);
+    }
+    if (rc == 0)
+        rc = pmi_reply("barrier_out", &m, err, sizeof err);
+    if (rc < 0) {
         faro_error("%s", err);
         return -1;
     }
     return 0;
+}
+
+int faro_pmi_barrier(void)
+{
+    return faro_pmi_barrier_while(NULL, NULL);
 }
 
 int faro_pmi_get(const char *key, char *val, size_t vallen)
@@ -373,4 +404,63 @@ int faro_pmi_finalize(void)
     pmi.nkv = pmi.capkv = 0;
     pmi.inited = 0;
     return rc;
+}
+
+/* ---- the name service ---- */
+
+/* One request of the name service; the answer's value of key into val. */
+static int pmi_names(const char *line, int len, const char *expect, const char *key, char *val,
+                     size_t vallen, char *err, size_t errlen)
+{
+    if (!pmi.inited || pmi.fd < 0) {
+        snprintf(err, errlen, "this process runs without a process manager (no mpiexec), so "
+                 "no name service is here");
+        return FARO_PMI_NO_SERVICE;
+    }
+    struct faro_pmi_msg m;
+    int rc = pmi_call(line, len, expect, &m, err, errlen);
+    if (rc == -3) {
+        snprintf(err + strlen(err), errlen - strlen(err), " (the process manager does not "
+                 "serve names)");
+        return FARO_PMI_NO_SERVICE;
+    }
+    if (rc < 0)
+        return rc;
+    const char *info = faro_pmi_msg_get(&m, "info");
+    if (info && strcmp(info, "ok")) { /* Hydra answers info=ok, or a reason */
+        snprintf(err, errlen, "PMI: %s: %s", expect, info);
+        return -2;
+    }
+    const char *v = key ? faro_pmi_msg_get(&m, key) : NULL;
+    if (key && (!v || strlen(v) >= vallen)) {
+        snprintf(err, errlen, "PMI: %s has %s %s", expect, v ? "an overlong" : "no", key);
+        return -1;
+    }
+    if (key)
+        strcpy(val, v);
+    return 0;
+}
+
+int faro_pmi_publish(const char *service, const char *port, char *err, size_t errlen)
+{
+    char line[FARO_PMI_LINE_MAX];
+    return pmi_names(line, faro_pmi_format(line, sizeof line, "publish_name", "service", service,
+                                           "port", port, NULL),
+                     "publish_result", NULL, NULL, 0, err, errlen);
+}
+
+int faro_pmi_lookup(const char *service, char *port, size_t portlen, char *err, size_t errlen)
+{
+    char line[FARO_PMI_LINE_MAX];
+    return pmi_names(line, faro_pmi_format(line, sizeof line, "lookup_name", "service", service,
+                                           NULL),
+                     "lookup_result", "port", port, portlen, err, errlen);
+}
+
+int faro_pmi_unpublish(const char *service, char *err, size_t errlen)
+{
+    char line[FARO_PMI_LINE_MAX];
+    return pmi_names(line, faro_pmi_format(line, sizeof line, "unpublish_name", "service",
+                                           service, NULL),
+                     "unpublish_result", NULL, NULL, 0, err, errlen);
 }

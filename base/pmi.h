@@ -7,8 +7,10 @@
  * a singleton: rank 0 of 1, with an in-process key-value store, so every call
  * below still works.
  *
- * All calls block (they are request/response on the PMI socket) and are only
- * made from MPI_Init, MPI_Finalize and MPI_Abort, never on the message path.
+ * All calls block (they are request/response on the PMI socket; a barrier may
+ * run the caller's work while it waits) and are only made from MPI_Init,
+ * MPI_Finalize, MPI_Abort and the name service calls, never on the message
+ * path.
  * Keys and values are printable text without spaces or '=' (binary data is
  * hex-encoded by the caller); the limits come from get_maxes.
  */
@@ -29,11 +31,26 @@ int faro_pmi_init(struct faro_pmi_info *info, char *err, size_t errlen);
 int faro_pmi_put(const char *key, const char *val);
 /* Commits this rank's puts and waits for every rank: gets after it see all puts. */
 int faro_pmi_barrier(void);
+/* The same, calling wait(arg) over and over until every rank has arrived
+ * (MPI_Finalize keeps its transports polled there: a peer's last send may
+ * complete only once this rank acknowledges it). */
+int faro_pmi_barrier_while(void (*wait)(void *arg), void *arg);
 /* Returns 0 and the value, or -1 when the key is unknown or the manager is gone. */
 int faro_pmi_get(const char *key, char *val, size_t vallen);
 /* Ask the process manager to end the whole job with this code and message. Does
  * not return when the manager acts; returns -1 when there is none (singleton). */
 int faro_pmi_abort(int code, const char *msg);
 int faro_pmi_finalize(void);
+
+/* The name service (MPI_Publish_name and its kin), over the PMI-1 commands
+ * publish_name, lookup_name and unpublish_name as MPICH's Hydra serves them
+ * (Faro's mpiexec too). Returns 0; -2 when the service refused (a name
+ * published already, an unknown one), with its reason in err;
+ * FARO_PMI_NO_SERVICE when there is none (a singleton, or a process manager
+ * that does not serve names); -1 when the exchange failed. */
+#define FARO_PMI_NO_SERVICE (-3)
+int faro_pmi_publish(const char *service, const char *port, char *err, size_t errlen);
+int faro_pmi_lookup(const char *service, char *port, size_t portlen, char *err, size_t errlen);
+int faro_pmi_unpublish(const char *service, char *err, size_t errlen);
 
 #endif

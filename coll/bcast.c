@@ -101,7 +101,7 @@ int faro_coll_bcast_scatter_allgather(const struct faro_coll *c, void *buf, int 
     if ((bytes + (size_t)c->size - 1) / (size_t)c->size > INT32_MAX)
         return faro_coll_bcast_binomial(c, buf, count, t, root);
     if (t->dense)
-        return scatter_allgather_bytes(c, (char *)buf + t->seg[0].off, bytes, root);
+        return scatter_allgather_bytes(c, faro_type_dense_at(buf, t), bytes, root);
     /* a rank whose type has holes works on a packed copy */
     char *packed = malloc(bytes);
     if (!packed)

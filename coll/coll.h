@@ -526,7 +526,10 @@ int faro_neighbor_alltoallw(const char *fn, const void *sendbuf, const int sendc
  * Each MPI entry point hands an intercommunicator (comm->inter) to these
  * after faro_coll_check_comm; they check the rest of the arguments with the
  * intercommunicator rules (roots MPI_ROOT / MPI_PROC_NULL / remote rank,
- * counts arrays over the remote group, no MPI_IN_PLACE). */
+ * counts arrays over the remote group, no MPI_IN_PLACE). The checks alone
+ * are the faro_inter_*_args functions, which the nonblocking forms
+ * (nbc_inter.c) share: they raise the error, or give this process's role
+ * (rooted ones) and the blocks each side moves. */
 enum { FARO_INTER_ROOT, FARO_INTER_IDLE, FARO_INTER_REMOTE };
 /* This process's part for root: FARO_INTER_*, or -1 with the error in *rc. */
 int faro_inter_role(const char *fn, MPI_Comm comm, int root, int *rc);
@@ -555,6 +558,37 @@ int faro_inter_alltoallw(const char *fn, int w, const void *sendbuf, int sendcou
                          const MPI_Datatype recvtypes[], MPI_Comm comm);
 int faro_inter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
                       MPI_Op op, int root, MPI_Comm comm);
+int faro_inter_bcast_args(const char *fn, MPI_Comm comm, int count, MPI_Datatype type,
+                          int root, int *role);
+/* blks: the root's blocks, or a remote process's one buffer */
+int faro_inter_gatherv_args(const char *fn, const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                            int root, MPI_Comm comm, int *role, struct faro_coll_blocks *blks);
+int faro_inter_scatterv_args(const char *fn, const void *sendbuf, int sendcount,
+                             const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                             MPI_Comm comm, int *role, struct faro_coll_blocks *blks);
+int faro_inter_allgatherv_args(const char *fn, const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                               const int recvcounts[], const int displs[],
+                               MPI_Datatype recvtype, MPI_Comm comm,
+                               struct faro_coll_blocks *send, struct faro_coll_blocks *recv);
+int faro_inter_alltoallw_args(const char *fn, int w, const void *sendbuf, int sendcount,
+                              const int sendcounts[], const int sdispls[],
+                              MPI_Datatype sendtype, const MPI_Datatype sendtypes[],
+                              void *recvbuf, int recvcount, const int recvcounts[],
+                              const int rdispls[], MPI_Datatype recvtype,
+                              const MPI_Datatype recvtypes[], MPI_Comm comm,
+                              struct faro_coll_blocks *send, struct faro_coll_blocks *recv);
+int faro_inter_reduce_args(const char *fn, const void *sendbuf, void *recvbuf, int count,
+                           MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm, int *role);
+int faro_inter_allreduce_args(const char *fn, const void *sendbuf, void *recvbuf, int count,
+                              MPI_Datatype type, MPI_Op op, MPI_Comm comm);
+/* *total: the elements of each group's vector (the sum of the local counts) */
+int faro_inter_reduce_scatter_args(const char *fn, const void *sendbuf, void *recvbuf,
+                                   int recvcount, const int recvcounts[], MPI_Datatype type,
+                                   MPI_Op op, MPI_Comm comm, int *total);
 int faro_inter_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
                          MPI_Op op, MPI_Comm comm);
 /* recvcounts NULL: MPI_Reduce_scatter_block */

@@ -333,15 +333,21 @@ static void step_verify_b(void *arg)
 
 void faro_cc_schedule(struct faro_sched *s, struct faro_cc *cc)
 {
-    MPI_Comm comm = cc->comm; /* nonblocking collectives are intracommunicator only */
+    MPI_Comm comm = cc->comm, ring = comm->inter ? comm->local : comm;
     faro_sched_adopt(s, cc);
-    if (comm->size > 1) {
-        faro_sched_send_tag(s, &cc->mine, sizeof cc->mine, MPI_BYTE, (comm->rank + 1) % comm->size,
+    faro_sched_local(s, comm->inter); /* the ring of an intercommunicator's local group */
+    if (ring->size > 1) {
+        faro_sched_send_tag(s, &cc->mine, sizeof cc->mine, MPI_BYTE, (ring->rank + 1) % ring->size,
                             FARO_COLL_TAG_CHECK);
         faro_sched_recv_tag(s, &cc->left, sizeof cc->left, MPI_BYTE,
-                            left_of(comm->rank, comm->size), FARO_COLL_TAG_CHECK);
-        faro_sched_round(s);
+                            left_of(ring->rank, ring->size), FARO_COLL_TAG_CHECK);
     }
+    faro_sched_local(s, 0);
+    if (comm->inter && comm->rank == 0) { /* the leaders, in the same round */
+        faro_sched_send_tag(s, &cc->mine, sizeof cc->mine, MPI_BYTE, 0, FARO_COLL_TAG_CHECK);
+        faro_sched_recv_tag(s, &cc->remote, sizeof cc->remote, MPI_BYTE, 0, FARO_COLL_TAG_CHECK);
+    }
+    faro_sched_round(s);
     faro_sched_call(s, step_verify_a, cc);
     if (cc->nsend + cc->nrecv == 0)
         return;

@@ -83,19 +83,20 @@ int faro_cc_neighbor(struct faro_cc **out, const char *fn, MPI_Comm comm,
                      const struct faro_nbrs *n, const struct faro_coll_blocks *send,
                      int same_block, const struct faro_coll_blocks *recv);
 
-/* Intercommunicators (blocking only; faro_cc_same serves Barrier,
- * Allreduce and Reduce_scatter(_block) there too). Rooted calls: role is
- * FARO_INTER_ROOT/IDLE/REMOTE with root the caller's root argument; blks the
- * root's blocks of a Gather(v) or (scatter set) Scatter(v), NULL for Bcast
- * and Reduce; leaf the remote group's one block each (Bcast and Reduce:
- * both sides' (count, type) are the leaf). */
-int faro_cc_inter_rooted(const char *fn, MPI_Comm comm, int role, int root, MPI_Op op,
-                         int scatter, int leaf_count, MPI_Datatype leaf_type,
+/* Intercommunicators (faro_cc_same serves Barrier, Allreduce and
+ * Reduce_scatter(_block) there too). Rooted calls: role is
+ * FARO_INTER_ROOT/IDLE/REMOTE with root the caller's root argument; blks,
+ * for Gather(v) and (scatter set) Scatter(v), the blocks the call's
+ * faro_inter_*_args gave (the root's blocks; a remote rank's one block);
+ * NULL for Bcast and Reduce, whose leaf (count, type) is both sides'. */
+int faro_cc_inter_rooted(struct faro_cc **out, const char *fn, MPI_Comm comm, int role, int root,
+                         MPI_Op op, int scatter, int leaf_count, MPI_Datatype leaf_type,
                          const struct faro_coll_blocks *blks);
 /* Allgather(v) (same_send: one send block for every remote rank) and
  * alltoall(v,w): block r of send to remote rank r, block r of recv from it. */
-int faro_cc_inter_exchange(const char *fn, MPI_Comm comm, const struct faro_coll_blocks *send,
-                           int same_send, const struct faro_coll_blocks *recv);
+int faro_cc_inter_exchange(struct faro_cc **out, const char *fn, MPI_Comm comm,
+                           const struct faro_coll_blocks *send, int same_send,
+                           const struct faro_coll_blocks *recv);
 
 /* The schedule's side (nbc_sched.c): the check's rounds first, and the
  * description becomes the schedule's (freed with it). */

@@ -164,11 +164,15 @@ int faro_cc_neighbor(struct faro_cc **out, const char *fn, MPI_Comm comm,
 
 /* ---- intercommunicators ---- */
 
-int faro_cc_inter_rooted(const char *fn, MPI_Comm comm, int role, int root, MPI_Op op,
-                         int scatter, int leaf_count, MPI_Datatype leaf_type,
+int faro_cc_inter_rooted(struct faro_cc **out, const char *fn, MPI_Comm comm, int role, int root,
+                         MPI_Op op, int scatter, int leaf_count, MPI_Datatype leaf_type,
                          const struct faro_coll_blocks *blks)
 {
     int n = comm->remote_size, remote = role == FARO_INTER_REMOTE;
+    if (blks && remote) {
+        leaf_count = blks->count;
+        leaf_type = blks->type;
+    }
     struct faro_cc *cc = faro_cc_new(fn, comm, remote ? n : 0, remote ? 0 : n);
     if (!cc)
         return faro_cc_no_mem(fn, comm);
@@ -201,11 +205,12 @@ int faro_cc_inter_rooted(const char *fn, MPI_Comm comm, int role, int root, MPI_
             cc->recv[r].sig.op = opcode;
         }
     }
-    return faro_cc_finish(cc, NULL);
+    return faro_cc_finish(cc, out);
 }
 
-int faro_cc_inter_exchange(const char *fn, MPI_Comm comm, const struct faro_coll_blocks *send,
-                           int same_send, const struct faro_coll_blocks *recv)
+int faro_cc_inter_exchange(struct faro_cc **out, const char *fn, MPI_Comm comm,
+                           const struct faro_coll_blocks *send, int same_send,
+                           const struct faro_coll_blocks *recv)
 {
     int n = comm->remote_size;
     struct faro_cc *cc = faro_cc_new(fn, comm, n, n);
@@ -219,5 +224,5 @@ int faro_cc_inter_exchange(const char *fn, MPI_Comm comm, const struct faro_coll
         faro_cc_add(cc, 1, r, faro_coll_bcount(recv, r), faro_coll_btype(recv, r),
                     block_index(recv, r));
     }
-    return faro_cc_finish(cc, NULL);
+    return faro_cc_finish(cc, out);
 }

@@ -73,16 +73,22 @@ int faro_inter_barrier(MPI_Comm comm)
     return rc;
 }
 
+int faro_inter_bcast_args(const char *fn, MPI_Comm comm, int count, MPI_Datatype type,
+                          int root, int *role)
+{
+    int rc;
+    *role = faro_inter_role(fn, comm, root, &rc);
+    if (*role < 0 || *role == FARO_INTER_IDLE)
+        return rc;
+    return faro_coll_check_buf(fn, comm, count, type, "");
+}
+
 int faro_inter_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
 {
     static const char fn[] = "MPI_Bcast";
-    int rc, role = faro_inter_role(fn, comm, root, &rc);
-    if (role < 0)
-        return rc;
-    if (role != FARO_INTER_IDLE)
-        rc = faro_coll_check_buf(fn, comm, count, type, "");
+    int role, rc = faro_inter_bcast_args(fn, comm, count, type, root, &role);
     if (!rc && FARO_COLL_CHECKING)
-        rc = faro_cc_inter_rooted(fn, comm, role, root, MPI_OP_NULL, 0, count, type, NULL);
+        rc = faro_cc_inter_rooted(NULL, fn, comm, role, root, MPI_OP_NULL, 0, count, type, NULL);
     if (rc || role == FARO_INTER_IDLE || bytes(count, type) == 0)
         return rc;
     if (role == FARO_INTER_ROOT)
@@ -144,42 +150,81 @@ static int check_v(const char *fn, MPI_Comm comm, MPI_Datatype type, const char 
     return rc;
 }
 
+/* The root's blocks (v when counts, else uniform), or at a remote process
+ * its one buffer; IDLE: nothing. side: "send" or "recv" (the root's). */
+static int rooted_args(const char *fn, MPI_Comm comm, int root, const char *side,
+                       const void *rootbuf, int rootcount, const int counts[], const int displs[],
+                       MPI_Datatype roottype, const void *buf, int count, MPI_Datatype type,
+                       int *role, struct faro_coll_blocks *blks)
+{
+    int rc;
+    char what[16];
+    *role = faro_inter_role(fn, comm, root, &rc);
+    if (*role < 0 || *role == FARO_INTER_IDLE)
+        return rc;
+    int remote = *role == FARO_INTER_REMOTE;
+    if ((remote ? buf : rootbuf) == MPI_IN_PLACE)
+        return faro_inter_no_in_place(fn, comm);
+    const char *other = side[0] == 's' ? "recv" : "send";
+    if (remote) {
+        *blks = faro_coll_blocks_uniform(buf, count, type);
+        return faro_coll_check_buf(fn, comm, count, type, other);
+    }
+    if (counts) {
+        char cname[16];
+        snprintf(what, sizeof what, "%stype", side);
+        snprintf(cname, sizeof cname, "%scounts", side);
+        *blks = faro_coll_blocks_v(rootbuf, counts, displs, roottype);
+        return check_v(fn, comm, roottype, what, counts, cname, displs);
+    }
+    *blks = faro_coll_blocks_uniform(rootbuf, rootcount, roottype);
+    return faro_coll_check_buf(fn, comm, rootcount, roottype, side);
+}
+
+int faro_inter_gatherv_args(const char *fn, const void *sendbuf, int sendcount,
+                            MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                            int root, MPI_Comm comm, int *role, struct faro_coll_blocks *blks)
+{
+    return rooted_args(fn, comm, root, "recv", recvbuf, recvcount, recvcounts, displs, recvtype,
+                       sendbuf, sendcount, sendtype, role, blks);
+}
+
+/* Gather (receive) or scatter: the root exchanges its blocks with every
+ * remote rank; a remote process moves its one buffer (blks) with the root. */
+static int rooted(const char *fn, MPI_Comm comm, int receive, int tag, int role,
+                  const struct faro_coll_blocks *blks, int root)
+{
+    if (role == FARO_INTER_ROOT)
+        return exchange(fn, comm, tag, receive ? NULL : blks, 0, receive ? blks : NULL);
+    if (role == FARO_INTER_IDLE || bytes(blks->count, blks->type) == 0)
+        return MPI_SUCCESS;
+    if (receive)
+        return faro_coll_send(fn, blks->buf, blks->count, blks->type, root, tag, comm);
+    return faro_coll_recv(fn, blks->buf, blks->count, blks->type, root, tag, comm,
+                          MPI_STATUS_IGNORE);
+}
+
 int faro_inter_gatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                        void *recvbuf, int recvcount, const int recvcounts[], const int displs[],
                        MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    int rc, role = faro_inter_role(fn, comm, root, &rc);
-    if (role < 0)
-        return rc;
-    if (role == FARO_INTER_IDLE)
-        return FARO_COLL_CHECKING ? faro_cc_inter_rooted(fn, comm, role, root, MPI_OP_NULL, 0, 0,
-                                                         NULL, NULL)
-                                  : MPI_SUCCESS;
-    if (role == FARO_INTER_REMOTE) {
-        if (sendbuf == MPI_IN_PLACE)
-            return faro_inter_no_in_place(fn, comm);
-        rc = faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
-        if (!rc && FARO_COLL_CHECKING)
-            rc = faro_cc_inter_rooted(fn, comm, role, root, MPI_OP_NULL, 0, sendcount, sendtype,
-                                      NULL);
-        if (rc || bytes(sendcount, sendtype) == 0)
-            return rc;
-        return faro_coll_send(fn, sendbuf, sendcount, sendtype, root, FARO_COLL_TAG_INTER_GATHER,
-                              comm);
-    }
-    if (recvbuf == MPI_IN_PLACE)
-        return faro_inter_no_in_place(fn, comm);
-    struct faro_coll_blocks blks;
-    if (recvcounts) {
-        rc = check_v(fn, comm, recvtype, "recvtype", recvcounts, "recvcounts", displs);
-        blks = faro_coll_blocks_v(recvbuf, recvcounts, displs, recvtype);
-    } else {
-        rc = faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
-        blks = faro_coll_blocks_uniform(recvbuf, recvcount, recvtype);
-    }
+    int role;
+    struct faro_coll_blocks blks = {0};
+    int rc = faro_inter_gatherv_args(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                     recvcounts, displs, recvtype, root, comm, &role, &blks);
     if (!rc && FARO_COLL_CHECKING)
-        rc = faro_cc_inter_rooted(fn, comm, role, root, MPI_OP_NULL, 0, 0, NULL, &blks);
-    return rc ? rc : exchange(fn, comm, FARO_COLL_TAG_INTER_GATHER, NULL, 0, &blks);
+        rc = faro_cc_inter_rooted(NULL, fn, comm, role, root, MPI_OP_NULL, 0, 0, NULL, &blks);
+    return rc ? rc : rooted(fn, comm, 1, FARO_COLL_TAG_INTER_GATHER, role, &blks, root);
+}
+
+int faro_inter_scatterv_args(const char *fn, const void *sendbuf, int sendcount,
+                             const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                             MPI_Comm comm, int *role, struct faro_coll_blocks *blks)
+{
+    return rooted_args(fn, comm, root, "send", sendbuf, sendcount, sendcounts, displs, sendtype,
+                       recvbuf, recvcount, recvtype, role, blks);
 }
 
 int faro_inter_scatterv(const char *fn, const void *sendbuf, int sendcount,
@@ -187,66 +232,48 @@ int faro_inter_scatterv(const char *fn, const void *sendbuf, int sendcount,
                         void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                         MPI_Comm comm)
 {
-    int rc, role = faro_inter_role(fn, comm, root, &rc);
-    if (role < 0)
-        return rc;
-    if (role == FARO_INTER_IDLE)
-        return FARO_COLL_CHECKING ? faro_cc_inter_rooted(fn, comm, role, root, MPI_OP_NULL, 1, 0,
-                                                         NULL, NULL)
-                                  : MPI_SUCCESS;
-    if (role == FARO_INTER_REMOTE) {
-        if (recvbuf == MPI_IN_PLACE)
-            return faro_inter_no_in_place(fn, comm);
-        rc = faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
-        if (!rc && FARO_COLL_CHECKING)
-            rc = faro_cc_inter_rooted(fn, comm, role, root, MPI_OP_NULL, 1, recvcount, recvtype,
-                                      NULL);
-        if (rc || bytes(recvcount, recvtype) == 0)
-            return rc;
-        return faro_coll_recv(fn, recvbuf, recvcount, recvtype, root,
-                              FARO_COLL_TAG_INTER_SCATTER, comm, MPI_STATUS_IGNORE);
-    }
-    if (sendbuf == MPI_IN_PLACE)
-        return faro_inter_no_in_place(fn, comm);
-    struct faro_coll_blocks blks;
-    if (sendcounts) {
-        rc = check_v(fn, comm, sendtype, "sendtype", sendcounts, "sendcounts", displs);
-        blks = faro_coll_blocks_v(sendbuf, sendcounts, displs, sendtype);
-    } else {
-        rc = faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
-        blks = faro_coll_blocks_uniform(sendbuf, sendcount, sendtype);
-    }
+    int role;
+    struct faro_coll_blocks blks = {0};
+    int rc = faro_inter_scatterv_args(fn, sendbuf, sendcount, sendcounts, displs, sendtype,
+                                      recvbuf, recvcount, recvtype, root, comm, &role, &blks);
     if (!rc && FARO_COLL_CHECKING)
-        rc = faro_cc_inter_rooted(fn, comm, role, root, MPI_OP_NULL, 1, 0, NULL, &blks);
-    return rc ? rc : exchange(fn, comm, FARO_COLL_TAG_INTER_SCATTER, &blks, 0, NULL);
+        rc = faro_cc_inter_rooted(NULL, fn, comm, role, root, MPI_OP_NULL, 1, 0, NULL, &blks);
+    return rc ? rc : rooted(fn, comm, 0, FARO_COLL_TAG_INTER_SCATTER, role, &blks, root);
 }
 
 /* ---- allgather(v), alltoall(v/w) ---- */
 
-int faro_inter_allgatherv(const char *fn, const void *sendbuf, int sendcount,
-                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                          MPI_Comm comm)
+int faro_inter_allgatherv_args(const char *fn, const void *sendbuf, int sendcount,
+                               MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                               const int recvcounts[], const int displs[],
+                               MPI_Datatype recvtype, MPI_Comm comm,
+                               struct faro_coll_blocks *send, struct faro_coll_blocks *recv)
 {
     if (sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE)
         return faro_inter_no_in_place(fn, comm);
     int rc = faro_coll_check_buf(fn, comm, sendcount, sendtype, "send");
     if (rc)
         return rc;
-    struct faro_coll_blocks recv;
+    *send = faro_coll_blocks_uniform(sendbuf, sendcount, sendtype);
     if (recvcounts) {
-        rc = check_v(fn, comm, recvtype, "recvtype", recvcounts, "recvcounts", displs);
-        recv = faro_coll_blocks_v(recvbuf, recvcounts, displs, recvtype);
-    } else {
-        rc = faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
-        recv = faro_coll_blocks_uniform(recvbuf, recvcount, recvtype);
+        *recv = faro_coll_blocks_v(recvbuf, recvcounts, displs, recvtype);
+        return check_v(fn, comm, recvtype, "recvtype", recvcounts, "recvcounts", displs);
     }
-    if (rc)
-        return rc;
-    struct faro_coll_blocks send = faro_coll_blocks_uniform(sendbuf, sendcount, sendtype);
-    if (FARO_COLL_CHECKING && (rc = faro_cc_inter_exchange(fn, comm, &send, 1, &recv)))
-        return rc;
-    return exchange(fn, comm, FARO_COLL_TAG_INTER_ALLGATHER, &send, 1, &recv);
+    *recv = faro_coll_blocks_uniform(recvbuf, recvcount, recvtype);
+    return faro_coll_check_buf(fn, comm, recvcount, recvtype, "recv");
+}
+
+int faro_inter_allgatherv(const char *fn, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                          MPI_Comm comm)
+{
+    struct faro_coll_blocks send, recv;
+    int rc = faro_inter_allgatherv_args(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                        recvcounts, displs, recvtype, comm, &send, &recv);
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_inter_exchange(NULL, fn, comm, &send, 1, &recv);
+    return rc ? rc : exchange(fn, comm, FARO_COLL_TAG_INTER_ALLGATHER, &send, 1, &recv);
 }
 
 /* The blocks of one side of an alltoall: uniform (counts NULL), v (types
@@ -288,6 +315,20 @@ static int alltoall_side(const char *fn, MPI_Comm comm, const char *side, const 
     return MPI_SUCCESS;
 }
 
+int faro_inter_alltoallw_args(const char *fn, int w, const void *sendbuf, int sendcount,
+                              const int sendcounts[], const int sdispls[],
+                              MPI_Datatype sendtype, const MPI_Datatype sendtypes[],
+                              void *recvbuf, int recvcount, const int recvcounts[],
+                              const int rdispls[], MPI_Datatype recvtype,
+                              const MPI_Datatype recvtypes[], MPI_Comm comm,
+                              struct faro_coll_blocks *send, struct faro_coll_blocks *recv)
+{
+    int rc = alltoall_side(fn, comm, "send", sendbuf, sendcount, sendcounts, sdispls, sendtype,
+                           sendtypes, w, send);
+    return rc ? rc : alltoall_side(fn, comm, "recv", recvbuf, recvcount, recvcounts, rdispls,
+                                   recvtype, recvtypes, w, recv);
+}
+
 int faro_inter_alltoallw(const char *fn, int w, const void *sendbuf, int sendcount,
                          const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                          const MPI_Datatype sendtypes[], void *recvbuf, int recvcount,
@@ -295,12 +336,10 @@ int faro_inter_alltoallw(const char *fn, int w, const void *sendbuf, int sendcou
                          const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     struct faro_coll_blocks send, recv;
-    int rc = alltoall_side(fn, comm, "send", sendbuf, sendcount, sendcounts, sdispls, sendtype,
-                           sendtypes, w, &send);
-    if (!rc)
-        rc = alltoall_side(fn, comm, "recv", recvbuf, recvcount, recvcounts, rdispls, recvtype,
-                           recvtypes, w, &recv);
+    int rc = faro_inter_alltoallw_args(fn, w, sendbuf, sendcount, sendcounts, sdispls, sendtype,
+                                       sendtypes, recvbuf, recvcount, recvcounts, rdispls,
+                                       recvtype, recvtypes, comm, &send, &recv);
     if (!rc && FARO_COLL_CHECKING)
-        rc = faro_cc_inter_exchange(fn, comm, &send, 0, &recv);
+        rc = faro_cc_inter_exchange(NULL, fn, comm, &send, 0, &recv);
     return rc ? rc : exchange(fn, comm, FARO_COLL_TAG_INTER_ALLTOALL, &send, 0, &recv);
 }

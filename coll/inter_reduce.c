@@ -28,18 +28,25 @@ static int no_mem(const char *fn, MPI_Comm comm)
     return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
 }
 
+int faro_inter_reduce_args(const char *fn, const void *sendbuf, void *recvbuf, int count,
+                           MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm, int *role)
+{
+    int rc;
+    *role = faro_inter_role(fn, comm, root, &rc);
+    if (*role < 0 || *role == FARO_INTER_IDLE)
+        return rc;
+    return check_red(fn, comm, *role == FARO_INTER_ROOT ? NULL : sendbuf,
+                     *role == FARO_INTER_ROOT ? recvbuf : NULL, count, type, op);
+}
+
 int faro_inter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
                       MPI_Op op, int root, MPI_Comm comm)
 {
     static const char fn[] = "MPI_Reduce";
-    int rc, role = faro_inter_role(fn, comm, root, &rc);
-    if (role < 0)
-        return rc;
-    if (role != FARO_INTER_IDLE)
-        rc = check_red(fn, comm, role == FARO_INTER_ROOT ? NULL : sendbuf,
-                       role == FARO_INTER_ROOT ? recvbuf : NULL, count, type, op);
+    int role, rc = faro_inter_reduce_args(fn, sendbuf, recvbuf, count, type, op, root, comm,
+                                          &role);
     if (!rc && FARO_COLL_CHECKING)
-        rc = faro_cc_inter_rooted(fn, comm, role, root, op, 0, count, type, NULL);
+        rc = faro_cc_inter_rooted(NULL, fn, comm, role, root, op, 0, count, type, NULL);
     if (rc || role == FARO_INTER_IDLE || (size_t)count * type->size == 0)
         return rc;
     if (role == FARO_INTER_ROOT)
@@ -83,13 +90,20 @@ static int reduce_swap(const char *fn, MPI_Comm comm, int tag, const void *sendb
     return rc;
 }
 
+int faro_inter_allreduce_args(const char *fn, const void *sendbuf, void *recvbuf, int count,
+                              MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    int rc = check_red(fn, comm, sendbuf, recvbuf, count, type, op);
+    if (!rc && sendbuf == recvbuf && (size_t)count * type->size > 0)
+        rc = faro_coll_err_alias(fn, comm);
+    return rc;
+}
+
 int faro_inter_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
                          MPI_Op op, MPI_Comm comm)
 {
     static const char fn[] = "MPI_Allreduce";
-    int rc = check_red(fn, comm, sendbuf, recvbuf, count, type, op);
-    if (!rc && sendbuf == recvbuf && (size_t)count * type->size > 0)
-        rc = faro_coll_err_alias(fn, comm);
+    int rc = faro_inter_allreduce_args(fn, sendbuf, recvbuf, count, type, op, comm);
     if (!rc && FARO_COLL_CHECKING)
         rc = faro_cc_same(NULL, fn, comm, -1, op, count, type, NULL);
     if (rc || (size_t)count * type->size == 0)
@@ -100,10 +114,9 @@ int faro_inter_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Data
     return rc ? rc : PMPI_Bcast(recvbuf, count, type, 0, comm->local);
 }
 
-/* recvcounts NULL: every rank gets recvcount (MPI_Reduce_scatter_block). */
-int faro_inter_reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, int recvcount,
-                              const int recvcounts[], MPI_Datatype type, MPI_Op op,
-                              MPI_Comm comm)
+int faro_inter_reduce_scatter_args(const char *fn, const void *sendbuf, void *recvbuf,
+                                   int recvcount, const int recvcounts[], MPI_Datatype type,
+                                   MPI_Op op, MPI_Comm comm, int *total)
 {
     int n = comm->size, rc;
     if (sendbuf == MPI_IN_PLACE || recvbuf == MPI_IN_PLACE)
@@ -116,35 +129,45 @@ int faro_inter_reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf
         rc = faro_coll_check_type(fn, comm, type, "datatype");
     if (!rc)
         rc = faro_coll_check_op(fn, comm, op, type);
-    if (!rc && FARO_COLL_CHECKING)
-        rc = faro_cc_same(NULL, fn, comm, -1, op, recvcounts ? 0 : recvcount * n, type,
-                          recvcounts);
     if (rc)
         return rc;
-    long total = 0;
+    long sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += recvcounts ? recvcounts[i] : recvcount;
+    if (sum > 0x7fffffffL)
+        return faro_err(comm, MPI_ERR_COUNT,
+                        "%s: the counts add up to %ld elements, more than an int holds", fn, sum);
+    *total = (int)sum;
+    return MPI_SUCCESS;
+}
+
+/* recvcounts NULL: every rank gets recvcount (MPI_Reduce_scatter_block). */
+int faro_inter_reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf, int recvcount,
+                              const int recvcounts[], MPI_Datatype type, MPI_Op op,
+                              MPI_Comm comm)
+{
+    int n = comm->size, total;
+    int rc = faro_inter_reduce_scatter_args(fn, sendbuf, recvbuf, recvcount, recvcounts, type,
+                                            op, comm, &total);
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_same(NULL, fn, comm, -1, op, total, type, recvcounts);
+    if (rc)
+        return rc;
     int *displs = NULL;
     if (recvcounts) {
         displs = malloc(((size_t)n + 1) * sizeof(int));
         if (!displs)
             return no_mem(fn, comm);
+        int at = 0;
         for (int i = 0; i < n; i++) {
-            displs[i] = (int)total;
-            total += recvcounts[i];
+            displs[i] = at;
+            at += recvcounts[i];
         }
-    } else {
-        total = (long)recvcount * n;
     }
-    if (total > 0x7fffffffL) {
-        free(displs);
-        return faro_err(comm, MPI_ERR_COUNT,
-                        "%s: the counts add up to %ld elements, more than an int holds", fn,
-                        total);
-    }
-    rc = MPI_SUCCESS;
     if (total > 0 && type->size > 0) {
         struct faro_coll_tmp gt = {0};
         void *got = NULL;
-        rc = reduce_swap(fn, comm, FARO_COLL_TAG_INTER_REDUCE_SCATTER, sendbuf, NULL, (int)total,
+        rc = reduce_swap(fn, comm, FARO_COLL_TAG_INTER_REDUCE_SCATTER, sendbuf, NULL, total,
                          type, op, &gt, &got);
         if (!rc && recvcounts)
             rc = PMPI_Scatterv(got, recvcounts, displs, type, recvbuf, recvcounts[comm->rank],

@@ -24,12 +24,24 @@ static int peer_of(int vrank, int root, int size)
     return (vrank + root) % size;
 }
 
+void faro_nbc_barrier(struct faro_sched *s)
+{
+    int rank = faro_sched_coll(s)->rank, size = faro_sched_coll(s)->size;
+    for (int k = 1; k < size; k <<= 1) {
+        faro_sched_signal(s, (rank + k) % size);
+        faro_sched_await(s, (rank - k + size) % size);
+        faro_sched_round(s);
+    }
+}
+
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     FARO_LOCKED;
     static const char fn[] = "MPI_Ibarrier";
     int rc = faro_nbc_check(fn, comm, request);
+    if (!rc && comm->inter)
+        return faro_nbc_inter_barrier(fn, comm, request);
     struct faro_cc *cc = NULL;
     if (!rc && FARO_COLL_CHECKING)
         rc = faro_cc_same(&cc, fn, comm, -1, MPI_OP_NULL, 0, NULL, NULL);
@@ -38,33 +50,14 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
-    int rank = comm->rank, size = comm->size;
-    for (int k = 1; k < size; k <<= 1) {
-        faro_sched_signal(s, (rank + k) % size);
-        faro_sched_await(s, (rank - k + size) % size);
-        faro_sched_round(s);
-    }
+    faro_nbc_barrier(s);
     return faro_sched_start(s, request);
 }
 
-#pragma weak MPI_Ibcast = PMPI_Ibcast
-int PMPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
-                MPI_Request *request)
+void faro_nbc_bcast(struct faro_sched *s, void *buf, int count, MPI_Datatype type, int root)
 {
-    FARO_LOCKED;
-    static const char fn[] = "MPI_Ibcast";
-    int rc = faro_nbc_check(fn, comm, request);
-    if (!rc)
-        rc = faro_coll_check_bcast(fn, comm, buf, count, type, root);
-    struct faro_cc *cc = NULL;
-    if (!rc && FARO_COLL_CHECKING)
-        rc = faro_cc_same(&cc, fn, comm, root, MPI_OP_NULL, count, type, NULL);
-    if (rc)
-        return rc;
-    struct faro_sched *s = faro_sched_new(comm, fn, cc);
-    if (!s)
-        return faro_sched_no_mem(comm, fn);
-    int size = comm->size, vr = (comm->rank - root + size) % size, mask = 1;
+    int size = faro_sched_coll(s)->size, vr = (faro_sched_coll(s)->rank - root + size) % size;
+    int mask = 1;
     for (; mask < size; mask <<= 1) {
         if (vr & mask) {
             faro_sched_recv(s, buf, count, type, peer_of(vr - mask, root, size));
@@ -75,6 +68,28 @@ int PMPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm
     for (mask >>= 1; mask > 0; mask >>= 1)
         if (vr + mask < size)
             faro_sched_send(s, buf, count, type, peer_of(vr + mask, root, size));
+}
+
+#pragma weak MPI_Ibcast = PMPI_Ibcast
+int PMPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm,
+                MPI_Request *request)
+{
+    FARO_LOCKED;
+    static const char fn[] = "MPI_Ibcast";
+    int rc = faro_nbc_check(fn, comm, request);
+    if (!rc && comm->inter)
+        return faro_nbc_inter_bcast(fn, buf, count, type, root, comm, request);
+    if (!rc)
+        rc = faro_coll_check_bcast(fn, comm, buf, count, type, root);
+    struct faro_cc *cc = NULL;
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_same(&cc, fn, comm, root, MPI_OP_NULL, count, type, NULL);
+    if (rc)
+        return rc;
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
+    if (!s)
+        return faro_sched_no_mem(comm, fn);
+    faro_nbc_bcast(s, buf, count, type, root);
     return faro_sched_start(s, request);
 }
 
@@ -82,8 +97,8 @@ int PMPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm
 
 /* The root's side: one message per other rank's block, its own block copied
  * locally (own NULL: in place). receive: gather, else scatter. */
-static void root_side(struct faro_sched *s, const struct faro_coll_blocks *blks, int receive,
-                      void *own, int owncount, MPI_Datatype owntype)
+void faro_nbc_root_side(struct faro_sched *s, const struct faro_coll_blocks *blks, int receive,
+                        void *own, int owncount, MPI_Datatype owntype)
 {
     int rank = faro_sched_coll(s)->rank, size = faro_sched_coll(s)->size;
     char *mine = faro_coll_baddr(blks, rank);
@@ -120,8 +135,8 @@ static int gather(const char *fn, const void *sendbuf, int sendcount, MPI_Dataty
     if (!s)
         return faro_sched_no_mem(comm, fn);
     if (comm->rank == root)
-        root_side(s, blks, 1, sendbuf == MPI_IN_PLACE ? NULL : (void *)sendbuf, sendcount,
-                  sendtype);
+        faro_nbc_root_side(s, blks, 1, sendbuf == MPI_IN_PLACE ? NULL : (void *)sendbuf,
+                           sendcount, sendtype);
     else
         faro_sched_send(s, sendbuf, sendcount, sendtype, root);
     return faro_sched_start(s, request);
@@ -135,6 +150,9 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     FARO_LOCKED;
     static const char fn[] = "MPI_Igather";
     int rc = faro_nbc_check(fn, comm, request);
+    if (!rc && comm->inter)
+        return faro_nbc_inter_gatherv(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                      NULL, NULL, recvtype, root, comm, request);
     if (!rc)
         rc = faro_coll_check_gather(fn, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                     recvtype, root);
@@ -154,6 +172,9 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     FARO_LOCKED;
     static const char fn[] = "MPI_Igatherv";
     int rc = faro_nbc_check(fn, comm, request);
+    if (!rc && comm->inter)
+        return faro_nbc_inter_gatherv(fn, sendbuf, sendcount, sendtype, recvbuf, 0, recvcounts,
+                                      displs, recvtype, root, comm, request);
     if (!rc)
         rc = faro_coll_check_gatherv(fn, comm, sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                      displs, recvtype, root);
@@ -180,7 +201,8 @@ static int scatter(const char *fn, const struct faro_coll_blocks *blks, void *re
     if (!s)
         return faro_sched_no_mem(comm, fn);
     if (comm->rank == root)
-        root_side(s, blks, 0, recvbuf == MPI_IN_PLACE ? NULL : recvbuf, recvcount, recvtype);
+        faro_nbc_root_side(s, blks, 0, recvbuf == MPI_IN_PLACE ? NULL : recvbuf, recvcount,
+                           recvtype);
     else
         faro_sched_recv(s, recvbuf, recvcount, recvtype, root);
     return faro_sched_start(s, request);
@@ -194,6 +216,9 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     FARO_LOCKED;
     static const char fn[] = "MPI_Iscatter";
     int rc = faro_nbc_check(fn, comm, request);
+    if (!rc && comm->inter)
+        return faro_nbc_inter_scatterv(fn, sendbuf, sendcount, NULL, NULL, sendtype, recvbuf,
+                                       recvcount, recvtype, root, comm, request);
     if (!rc)
         rc = faro_coll_check_scatter(fn, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                      recvtype, root);
@@ -213,6 +238,9 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
     FARO_LOCKED;
     static const char fn[] = "MPI_Iscatterv";
     int rc = faro_nbc_check(fn, comm, request);
+    if (!rc && comm->inter)
+        return faro_nbc_inter_scatterv(fn, sendbuf, 0, sendcounts, displs, sendtype, recvbuf,
+                                       recvcount, recvtype, root, comm, request);
     if (!rc)
         rc = faro_coll_check_scatterv(fn, comm, sendbuf, sendcounts, displs, sendtype, recvbuf,
                                       recvcount, recvtype, root);
@@ -262,6 +290,9 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     FARO_LOCKED;
     static const char fn[] = "MPI_Iallgather";
     int rc = faro_nbc_check(fn, comm, request);
+    if (!rc && comm->inter)
+        return faro_nbc_inter_allgatherv(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                         NULL, NULL, recvtype, comm, request);
     if (!rc)
         rc = faro_coll_check_allgather(fn, comm, sendbuf, sendcount, sendtype, recvbuf,
                                        recvcount, recvtype);
@@ -279,6 +310,9 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     FARO_LOCKED;
     static const char fn[] = "MPI_Iallgatherv";
     int rc = faro_nbc_check(fn, comm, request);
+    if (!rc && comm->inter)
+        return faro_nbc_inter_allgatherv(fn, sendbuf, sendcount, sendtype, recvbuf, 0,
+                                         recvcounts, displs, recvtype, comm, request);
     if (!rc)
         rc = faro_coll_check_allgatherv(fn, comm, sendbuf, sendcount, sendtype, recvbuf,
                                         recvcounts, displs, recvtype);

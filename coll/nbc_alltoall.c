@@ -62,6 +62,10 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     FARO_LOCKED;
     static const char fn[] = "MPI_Ialltoall";
     int rc = faro_nbc_check(fn, comm, request);
+    if (!rc && comm->inter)
+        return faro_nbc_inter_alltoallw(fn, 0, sendbuf, sendcount, NULL, NULL, sendtype, NULL,
+                                        recvbuf, recvcount, NULL, NULL, recvtype, NULL, comm,
+                                        request);
     if (!rc)
         rc = faro_coll_check_alltoall(fn, comm, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                       recvtype);
@@ -81,6 +85,10 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
     FARO_LOCKED;
     static const char fn[] = "MPI_Ialltoallv";
     int rc = faro_nbc_check(fn, comm, request);
+    if (!rc && comm->inter)
+        return faro_nbc_inter_alltoallw(fn, 0, sendbuf, 0, sendcounts, sdispls, sendtype, NULL,
+                                        recvbuf, 0, recvcounts, rdispls, recvtype, NULL, comm,
+                                        request);
     if (!rc)
         rc = faro_coll_check_alltoallv(fn, comm, sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                                        recvcounts, rdispls, recvtype);
@@ -100,6 +108,10 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
     FARO_LOCKED;
     static const char fn[] = "MPI_Ialltoallw";
     int rc = faro_nbc_check(fn, comm, request);
+    if (!rc && comm->inter)
+        return faro_nbc_inter_alltoallw(fn, 1, sendbuf, 0, sendcounts, sdispls, NULL, sendtypes,
+                                        recvbuf, 0, recvcounts, rdispls, NULL, recvtypes, comm,
+                                        request);
     if (!rc)
         rc = faro_coll_check_alltoallw(fn, comm, sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                        recvcounts, rdispls, recvtypes);

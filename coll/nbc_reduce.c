@@ -30,8 +30,8 @@
 
 /* Binomial reduce of own (this rank's data) to recvbuf at root (recvbuf may
  * be own: in place). */
-static void build_reduce(struct faro_sched *s, const void *own, void *recvbuf, int count,
-                         MPI_Datatype t, MPI_Op op, int root)
+void faro_nbc_reduce(struct faro_sched *s, const void *own, void *recvbuf, int count,
+                     MPI_Datatype t, MPI_Op op, int root)
 {
     const struct faro_coll *c = faro_sched_coll(s);
     int size = c->size, rank = c->rank;
@@ -77,6 +77,8 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype typ
     FARO_LOCKED;
     static const char fn[] = "MPI_Ireduce";
     int rc = faro_nbc_check(fn, comm, request);
+    if (!rc && comm->inter)
+        return faro_nbc_inter_reduce(fn, sendbuf, recvbuf, count, type, op, root, comm, request);
     if (!rc)
         rc = faro_coll_check_reduce(fn, comm, sendbuf, recvbuf, count, type, op, root);
     struct faro_cc *cc = NULL;
@@ -89,8 +91,8 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype typ
     if (!s)
         return faro_sched_no_mem(comm, fn);
     if (bytes > 0)
-        build_reduce(s, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, type, op,
-                     root);
+        faro_nbc_reduce(s, sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf, recvbuf, count, type, op,
+                        root);
     return faro_sched_start(s, request);
 }
 
@@ -101,6 +103,8 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
     FARO_LOCKED;
     static const char fn[] = "MPI_Iallreduce";
     int rc = faro_nbc_check(fn, comm, request);
+    if (!rc && comm->inter)
+        return faro_nbc_inter_allreduce(fn, sendbuf, recvbuf, count, type, op, comm, request);
     if (!rc)
         rc = faro_coll_check_reduction(fn, comm, sendbuf, recvbuf, count, type, op);
     struct faro_cc *cc = NULL;
@@ -189,7 +193,7 @@ static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf,
         return faro_sched_start(s, request);
     const void *own = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
     char *whole = rank == 0 ? faro_sched_tmp_typed(s, (size_t)total, type) : NULL;
-    build_reduce(s, own, whole, (int)total, type, op, 0);
+    faro_nbc_reduce(s, own, whole, (int)total, type, op, 0);
     if (rank == 0) {
         MPI_Aint at = 0;
         for (int i = 0; i < size; i++) {
@@ -216,6 +220,9 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
     FARO_LOCKED;
     static const char fn[] = "MPI_Ireduce_scatter_block";
     int rc = faro_nbc_check(fn, comm, request);
+    if (!rc && comm->inter)
+        return faro_nbc_inter_reduce_scatter(fn, sendbuf, recvbuf, recvcount, NULL, type, op,
+                                             comm, request);
     if (!rc)
         rc = faro_coll_check_count(fn, comm, recvcount, "recvcount");
     return rc ? rc
@@ -229,6 +236,9 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
     FARO_LOCKED;
     static const char fn[] = "MPI_Ireduce_scatter";
     int rc = faro_nbc_check(fn, comm, request);
+    if (!rc && comm->inter)
+        return faro_nbc_inter_reduce_scatter(fn, sendbuf, recvbuf, 0, recvcounts, type, op,
+                                             comm, request);
     if (!rc)
         rc = faro_coll_check_counts(fn, comm, recvcounts, comm->size, "recvcounts");
     return rc ? rc : reduce_scatter(fn, sendbuf, recvbuf, recvcounts, 0, type, op, comm, request);
@@ -240,6 +250,10 @@ static int scan(const char *fn, int exclusive, const void *sendbuf, void *recvbu
                 MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     int rc = faro_nbc_check(fn, comm, request);
+    if (!rc && comm->inter)
+        return faro_err(comm, MPI_ERR_COMM,
+                        "%s: not defined on an intercommunicator (scans take an "
+                        "intracommunicator only, as MPI_Scan and MPI_Exscan do)", fn);
     if (!rc)
         rc = faro_coll_check_reduction(fn, comm, sendbuf, recvbuf, count, type, op);
     struct faro_cc *cc = NULL;

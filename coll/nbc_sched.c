@@ -29,6 +29,7 @@ enum step_kind { STEP_SEND, STEP_RECV, STEP_REDUCE, STEP_COPY, STEP_CALL };
 
 struct step {
     uint8_t kind;
+    uint8_t local;       /* a message over comm->local (intercommunicators) */
     int count, count2, peer;
     int tag;             /* 0: the schedule's */
     void (*call)(void *arg); /* STEP_CALL, with buf2 its argument */
@@ -47,6 +48,7 @@ struct faro_sched {
     struct faro_request *req;
     struct faro_coll c;
     int failed;              /* out of memory while building */
+    int local;               /* messages added now go over comm->local */
     int err;                 /* error class of a failed step */
 
     struct step *steps;
@@ -71,7 +73,7 @@ struct faro_sched {
 
 static struct faro_sched *active_head, **active_tail = &active_head;
 static int advancing; /* the hook is not re-entered from a post inside it */
-static int poller = -1;      /* the progress poller slot while schedules are active */
+static int poller = -1; /* the progress poller slot while schedules are active */
 
 /* Grow an array kept inline at first; 0 or -1. */
 static int grow(void **arr, int *cap, size_t elem, void *inline_arr)
@@ -105,7 +107,7 @@ struct faro_sched *faro_sched_new(MPI_Comm comm, const char *fn, struct faro_cc 
     s->next = NULL;
     s->req = NULL;
     s->c = faro_coll_of(comm, fn, tag);
-    s->failed = s->err = 0;
+    s->failed = s->err = s->local = 0;
     s->steps = s->inline_steps;
     s->nsteps = 0;
     s->scap = INLINE_STEPS;
@@ -166,8 +168,14 @@ static int message(struct faro_sched *s, int kind, const void *buf, int count, M
     st->count = count;
     st->type = t;
     st->peer = peer;
+    st->local = (uint8_t)s->local;
     hold(st);
     return 0;
+}
+
+void faro_sched_local(struct faro_sched *s, int local)
+{
+    s->local = local;
 }
 
 int faro_sched_signal(struct faro_sched *s, int peer)
@@ -339,10 +347,11 @@ static void fail(struct faro_sched *s, int code)
 static int post(struct faro_sched *s, struct step *st, MPI_Request *req)
 {
     const struct faro_coll *c = &s->c;
+    MPI_Comm comm = st->local ? c->comm->local : c->comm;
     int tag = st->tag ? st->tag : c->tag;
     if (st->kind == STEP_SEND)
-        return faro_coll_isend(c->fn, st->buf, st->count, st->type, st->peer, tag, c->comm, req);
-    return faro_coll_irecv(c->fn, st->buf2, st->count, st->type, st->peer, tag, c->comm, req);
+        return faro_coll_isend(c->fn, st->buf, st->count, st->type, st->peer, tag, comm, req);
+    return faro_coll_irecv(c->fn, st->buf2, st->count, st->type, st->peer, tag, comm, req);
 }
 
 /* Run round r: local steps now, sends and receives posted. */
@@ -438,11 +447,6 @@ int faro_nbc_check(const char *fn, MPI_Comm comm, MPI_Request *request)
     int rc = faro_coll_check_comm(fn, comm);
     if (rc)
         return rc;
-    if (comm->inter)
-        return faro_err(comm, MPI_ERR_UNSUPPORTED_OPERATION,
-                        "%s: nonblocking collectives on an intercommunicator are not built "
-                        "(use the blocking call, or an intracommunicator from "
-                        "MPI_Intercomm_merge)", fn);
     /* The operation's sequence number is taken before any other check, so
      * a call that fails at some ranks only (a bad root-only argument) still
      * leaves every rank's next operation on the same tag. */

@@ -17,7 +17,7 @@
  * builds an empty schedule, so that every rank takes the same tag), which allocates the MPI request (kind
  * FARO_REQ_COLL, ctx = the schedule), runs round 0 and returns the request.
  * From then on the schedule advances inside faro_progress, through the
- * progress hook that sched.c installs while any schedule is active (the core
+ * poller that nbc_sched.c installs while any schedule is active (the core
  * does not know coll/ exists). MPI_Wait/Test/... complete the request like a
  * point-to-point one: they only look at its complete flag and status.
  *
@@ -88,6 +88,11 @@ int faro_sched_call(struct faro_sched *s, void (*fn)(void *arg), void *arg);
 /* Close the current round: later steps wait for its sends and receives. An
  * empty round is not kept. */
 void faro_sched_round(struct faro_sched *s);
+/* On an intercommunicator, messages added while local is set go over the
+ * private local communicator (comm->local), whose ranks are the local
+ * group's (the schedule's rank and size): the intracommunicator builders
+ * below then build the local steps of an intercommunicator algorithm. */
+void faro_sched_local(struct faro_sched *s, int local);
 
 /* Temporary memory owned by the schedule: bytes, or room for count elements
  * of t laid out like a user buffer (the pointer to pass with count, t).
@@ -98,12 +103,62 @@ void *faro_sched_tmp_typed(struct faro_sched *s, size_t count, MPI_Datatype t);
 void faro_sched_adopt(struct faro_sched *s, void *mem);
 
 /* The checks every MPI_I* entry point starts with: comm is a live
- * communicator, an intracommunicator (intercommunicators:
- * MPI_ERR_UNSUPPORTED_OPERATION), request is not NULL. Once comm is known to
- * be good it takes the operation's sequence number (comm->nbc_seq++), before
- * the call's other checks, so that a call failing only at some ranks (a bad
- * root-only argument) does not shift the tags of later operations. */
+ * communicator, request is not NULL. Once comm is known to be good it takes
+ * the operation's sequence number (comm->nbc_seq++), before the call's other
+ * checks, so that a call failing only at some ranks (a bad root-only
+ * argument) does not shift the tags of later operations. The entry point then
+ * hands an intercommunicator to its nbc_inter.c form. */
 int faro_nbc_check(const char *fn, MPI_Comm comm, MPI_Request *request);
+
+/* ---- builders shared by several schedules (over the schedule's rank and
+ * size; over the local group when faro_sched_local is set) ---- */
+/* nbc.c: dissemination barrier; binomial bcast from root; the root's side
+ * of a linear gather (receive) or scatter, its own block copied with own
+ * (NULL: in place) */
+void faro_nbc_barrier(struct faro_sched *s);
+void faro_nbc_bcast(struct faro_sched *s, void *buf, int count, MPI_Datatype t, int root);
+void faro_nbc_root_side(struct faro_sched *s, const struct faro_coll_blocks *blks, int receive,
+                        void *own, int owncount, MPI_Datatype owntype);
+/* nbc_reduce.c: binomial reduce of own to recvbuf at root (rank order kept) */
+void faro_nbc_reduce(struct faro_sched *s, const void *own, void *recvbuf, int count,
+                     MPI_Datatype t, MPI_Op op, int root);
+
+/* ---- intercommunicators (nbc_inter.c): the MPI_I* forms, after
+ * faro_nbc_check; the arguments as the MPI call has them ---- */
+int faro_nbc_inter_barrier(const char *fn, MPI_Comm comm, MPI_Request *request);
+int faro_nbc_inter_bcast(const char *fn, void *buf, int count, MPI_Datatype type, int root,
+                         MPI_Comm comm, MPI_Request *request);
+/* recvcounts NULL: MPI_Igather */
+int faro_nbc_inter_gatherv(const char *fn, const void *sendbuf, int sendcount,
+                           MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                           int root, MPI_Comm comm, MPI_Request *request);
+/* sendcounts NULL: MPI_Iscatter */
+int faro_nbc_inter_scatterv(const char *fn, const void *sendbuf, int sendcount,
+                            const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                            MPI_Comm comm, MPI_Request *request);
+/* recvcounts NULL: MPI_Iallgather */
+int faro_nbc_inter_allgatherv(const char *fn, const void *sendbuf, int sendcount,
+                              MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                              const int recvcounts[], const int displs[],
+                              MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request);
+/* counts NULL: MPI_Ialltoall; w: MPI_Ialltoallw */
+int faro_nbc_inter_alltoallw(const char *fn, int w, const void *sendbuf, int sendcount,
+                             const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                             const MPI_Datatype sendtypes[], void *recvbuf, int recvcount,
+                             const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                             const MPI_Datatype recvtypes[], MPI_Comm comm,
+                             MPI_Request *request);
+int faro_nbc_inter_reduce(const char *fn, const void *sendbuf, void *recvbuf, int count,
+                          MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm,
+                          MPI_Request *request);
+int faro_nbc_inter_allreduce(const char *fn, const void *sendbuf, void *recvbuf, int count,
+                             MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *request);
+/* recvcounts NULL: MPI_Ireduce_scatter_block */
+int faro_nbc_inter_reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf,
+                                  int recvcount, const int recvcounts[], MPI_Datatype type,
+                                  MPI_Op op, MPI_Comm comm, MPI_Request *request);
 
 /* Start the schedule and give the program its request. Returns MPI_SUCCESS,
  * or an error raised on the communicator (out of memory while building); the

@@ -4,10 +4,11 @@
  *
  * Each rank computes the map on its own from what every rank already knows
  * alike, so no communication is needed and every rank gets the same map. A
- * member's node is the node of its job rank as wireup found it
- * (faro.node_of, by host name), or with FARO_NODE_SIZE=N > 0 its job rank / N,
+ * member's node is its peer's node id (faro.peers[].node: equal for processes
+ * on one host, by host name), or with FARO_NODE_SIZE=N > 0 its job rank / N,
  * a fake map that lets one machine test several "nodes" (only the collectives
- * see it; transports keep the real one). Nodes are numbered in the order of
+ * see it; transports keep the real one). Job ranks mean nothing across jobs,
+ * so a communicator with members beyond the job always gets the real map. Nodes are numbered in the order of
  * their lowest comm rank, the node's leader, so node 0 is rank 0's node and
  * the numbering is the same on every rank. The map is computed on first use
  * and cached on the communicator until it is destroyed.
@@ -27,8 +28,10 @@ static int member_job_rank(MPI_Comm comm, int r)
 static struct faro_coll_nodes *build(MPI_Comm comm)
 {
     int size = comm->size, fake = (int)faro_tun_int(FARO_TUN_NODE_SIZE);
-    /* node keys: the real node index, or the fake node's number */
-    int nkeys = fake > 0 ? (faro.size + fake - 1) / fake : faro.nnodes;
+    if (fake > 0 && faro_comm_has_dynamic(comm))
+        fake = 0;
+    /* node keys: the real node id, or the fake node's number */
+    int nkeys = fake > 0 ? (faro.size + fake - 1) / fake : faro.nhosts;
     struct faro_coll_nodes *m = calloc(1, sizeof *m);
     int *key_node = malloc((size_t)(nkeys > 0 ? nkeys : 1) * sizeof(int));
     int *count = NULL;
@@ -44,7 +47,7 @@ static struct faro_coll_nodes *build(MPI_Comm comm)
      * and this rank is its leader. */
     for (int r = 0; r < size; r++) {
         int job = member_job_rank(comm, r);
-        int key = fake > 0 ? job / fake : faro.node_of[job];
+        int key = fake > 0 ? job / fake : (int)faro.peers[job].node;
         if (key_node[key] < 0)
             key_node[key] = m->nnodes++;
         m->node_of[r] = key_node[key];

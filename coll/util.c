@@ -60,11 +60,11 @@ int faro_coll_copy(const struct faro_coll *c, const void *src, int scount, MPI_D
     if (n == 0 || (src == dst && stype == rtype && scount == rcount))
         return MPI_SUCCESS;
     if (stype->dense && rtype->dense) {
-        memcpy((char *)dst + rtype->seg[0].off, (const char *)src + stype->seg[0].off, n);
+        memcpy(faro_type_dense_at(dst, rtype), faro_type_dense_at(src, stype), n);
     } else if (rtype->dense) {
-        faro_type_pack(src, (size_t)scount, stype, (char *)dst + rtype->seg[0].off);
+        faro_type_pack(src, (size_t)scount, stype, faro_type_dense_at(dst, rtype));
     } else if (stype->dense) {
-        faro_type_unpack((const char *)src + stype->seg[0].off, n, dst, rtype);
+        faro_type_unpack(faro_type_dense_at(src, stype), n, dst, rtype);
     } else {
         struct faro_coll_tmp tmp;
         void *packed = faro_coll_tmp_get(&tmp, n);

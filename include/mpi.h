@@ -2,7 +2,13 @@
  * Faro: the MPI C API.
  *
  * Handles are pointers to Faro objects; predefined handles are the addresses
- * of objects inside the library, null handles are NULL. Every function exists
+ * of objects inside the library, null handles are NULL. A program copies the
+ * predefined objects it uses into itself when it starts (ELF copy
+ * relocations), with the size the library had when the program was linked: so
+ * every predefined object is exported at a fixed size per kind
+ * (FARO_PREDEFINED_*_SIZE, part of the binary interface), whatever the
+ * library's own structures hold, and programs keep working with newer
+ * libraries. Every function exists
  * under its MPI_ name and its PMPI_ profiling name (the MPI_ name is a weak
  * alias, so a tool may define its own MPI_ functions and call PMPI_).
  *
@@ -58,8 +64,17 @@ typedef struct MPI_Status {
 typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 
-/* ---- predefined objects (inside the library) ---- */
-#define FARO_PREDEFINED(type, name) extern struct type name;
+/* ---- predefined objects (inside the library) ----
+ * Declared as opaque fixed-size objects (see the top of this file); the
+ * handle macros cast their addresses to the handle types. */
+#define FARO_PREDEFINED_COMM_SIZE 512
+#define FARO_PREDEFINED_DATATYPE_SIZE 512
+#define FARO_PREDEFINED_OP_SIZE 128
+#define FARO_PREDEFINED_GROUP_SIZE 128
+#define FARO_PREDEFINED_ERRHANDLER_SIZE 128
+#define FARO_PREDEFINED_MESSAGE_SIZE 128
+#define FARO_PREDEFINED_INFO_SIZE 128
+#define FARO_PREDEFINED(type, name) extern struct type##_predefined name;
 FARO_PREDEFINED(faro_comm, faro_mpi_comm_world)
 FARO_PREDEFINED(faro_comm, faro_mpi_comm_self)
 FARO_PREDEFINED(faro_errhandler, faro_mpi_errors_are_fatal)
@@ -67,16 +82,16 @@ FARO_PREDEFINED(faro_errhandler, faro_mpi_errors_return)
 FARO_PREDEFINED(faro_errhandler, faro_mpi_errors_abort)
 FARO_PREDEFINED(faro_message, faro_mpi_message_no_proc)
 
-#define MPI_COMM_WORLD (&faro_mpi_comm_world)
-#define MPI_COMM_SELF (&faro_mpi_comm_self)
+#define MPI_COMM_WORLD ((MPI_Comm)&faro_mpi_comm_world)
+#define MPI_COMM_SELF ((MPI_Comm)&faro_mpi_comm_self)
 #define MPI_COMM_NULL ((MPI_Comm)0)
-#define MPI_ERRORS_ARE_FATAL (&faro_mpi_errors_are_fatal)
-#define MPI_ERRORS_RETURN (&faro_mpi_errors_return)
-#define MPI_ERRORS_ABORT (&faro_mpi_errors_abort)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)&faro_mpi_errors_are_fatal)
+#define MPI_ERRORS_RETURN ((MPI_Errhandler)&faro_mpi_errors_return)
+#define MPI_ERRORS_ABORT ((MPI_Errhandler)&faro_mpi_errors_abort)
 #define MPI_ERRHANDLER_NULL ((MPI_Errhandler)0)
 #define MPI_REQUEST_NULL ((MPI_Request)0)
 #define MPI_MESSAGE_NULL ((MPI_Message)0)
-#define MPI_MESSAGE_NO_PROC (&faro_mpi_message_no_proc)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)&faro_mpi_message_no_proc)
 #define MPI_DATATYPE_NULL ((MPI_Datatype)0)
 #define MPI_OP_NULL ((MPI_Op)0)
 #define MPI_GROUP_NULL ((MPI_Group)0)
@@ -84,7 +99,7 @@ FARO_PREDEFINED(faro_message, faro_mpi_message_no_proc)
 #define MPI_WIN_NULL ((MPI_Win)0)
 
 /* Predefined datatypes */
-#define FARO_TYPE(name) extern struct faro_datatype faro_mpi_##name;
+#define FARO_TYPE(name) extern struct faro_datatype_predefined faro_mpi_##name;
 FARO_TYPE(char) FARO_TYPE(signed_char) FARO_TYPE(unsigned_char) FARO_TYPE(byte)
 FARO_TYPE(wchar) FARO_TYPE(short) FARO_TYPE(unsigned_short) FARO_TYPE(int)
 FARO_TYPE(unsigned) FARO_TYPE(long) FARO_TYPE(unsigned_long) FARO_TYPE(long_long)
@@ -95,48 +110,80 @@ FARO_TYPE(c_bool) FARO_TYPE(c_float_complex) FARO_TYPE(c_double_complex)
 FARO_TYPE(c_long_double_complex) FARO_TYPE(aint) FARO_TYPE(offset) FARO_TYPE(count)
 FARO_TYPE(packed) FARO_TYPE(float_int) FARO_TYPE(double_int) FARO_TYPE(long_int)
 FARO_TYPE(2int) FARO_TYPE(short_int) FARO_TYPE(long_double_int)
+/* Fortran and C++ types, for C programs that handle their data (no Fortran
+ * or C++ bindings): the sizes of gfortran's defaults and of g++ on this ABI */
+FARO_TYPE(integer) FARO_TYPE(real) FARO_TYPE(double_precision) FARO_TYPE(complex)
+FARO_TYPE(double_complex) FARO_TYPE(logical) FARO_TYPE(character) FARO_TYPE(integer1)
+FARO_TYPE(integer2) FARO_TYPE(integer4) FARO_TYPE(integer8) FARO_TYPE(integer16)
+FARO_TYPE(real4) FARO_TYPE(real8)
+FARO_TYPE(complex8) FARO_TYPE(complex16) FARO_TYPE(2integer) FARO_TYPE(2real)
+FARO_TYPE(2double_precision) FARO_TYPE(cxx_bool) FARO_TYPE(cxx_float_complex)
+FARO_TYPE(cxx_double_complex) FARO_TYPE(cxx_long_double_complex)
 #undef FARO_TYPE
 
-#define MPI_CHAR (&faro_mpi_char)
-#define MPI_SIGNED_CHAR (&faro_mpi_signed_char)
-#define MPI_UNSIGNED_CHAR (&faro_mpi_unsigned_char)
-#define MPI_BYTE (&faro_mpi_byte)
-#define MPI_WCHAR (&faro_mpi_wchar)
-#define MPI_SHORT (&faro_mpi_short)
-#define MPI_UNSIGNED_SHORT (&faro_mpi_unsigned_short)
-#define MPI_INT (&faro_mpi_int)
-#define MPI_UNSIGNED (&faro_mpi_unsigned)
-#define MPI_LONG (&faro_mpi_long)
-#define MPI_UNSIGNED_LONG (&faro_mpi_unsigned_long)
-#define MPI_LONG_LONG_INT (&faro_mpi_long_long)
-#define MPI_LONG_LONG (&faro_mpi_long_long)
-#define MPI_UNSIGNED_LONG_LONG (&faro_mpi_unsigned_long_long)
-#define MPI_FLOAT (&faro_mpi_float)
-#define MPI_DOUBLE (&faro_mpi_double)
-#define MPI_LONG_DOUBLE (&faro_mpi_long_double)
-#define MPI_INT8_T (&faro_mpi_int8_t)
-#define MPI_INT16_T (&faro_mpi_int16_t)
-#define MPI_INT32_T (&faro_mpi_int32_t)
-#define MPI_INT64_T (&faro_mpi_int64_t)
-#define MPI_UINT8_T (&faro_mpi_uint8_t)
-#define MPI_UINT16_T (&faro_mpi_uint16_t)
-#define MPI_UINT32_T (&faro_mpi_uint32_t)
-#define MPI_UINT64_T (&faro_mpi_uint64_t)
-#define MPI_C_BOOL (&faro_mpi_c_bool)
-#define MPI_C_FLOAT_COMPLEX (&faro_mpi_c_float_complex)
+#define MPI_CHAR ((MPI_Datatype)&faro_mpi_char)
+#define MPI_SIGNED_CHAR ((MPI_Datatype)&faro_mpi_signed_char)
+#define MPI_UNSIGNED_CHAR ((MPI_Datatype)&faro_mpi_unsigned_char)
+#define MPI_BYTE ((MPI_Datatype)&faro_mpi_byte)
+#define MPI_WCHAR ((MPI_Datatype)&faro_mpi_wchar)
+#define MPI_SHORT ((MPI_Datatype)&faro_mpi_short)
+#define MPI_UNSIGNED_SHORT ((MPI_Datatype)&faro_mpi_unsigned_short)
+#define MPI_INT ((MPI_Datatype)&faro_mpi_int)
+#define MPI_UNSIGNED ((MPI_Datatype)&faro_mpi_unsigned)
+#define MPI_LONG ((MPI_Datatype)&faro_mpi_long)
+#define MPI_UNSIGNED_LONG ((MPI_Datatype)&faro_mpi_unsigned_long)
+#define MPI_LONG_LONG_INT ((MPI_Datatype)&faro_mpi_long_long)
+#define MPI_LONG_LONG ((MPI_Datatype)&faro_mpi_long_long)
+#define MPI_UNSIGNED_LONG_LONG ((MPI_Datatype)&faro_mpi_unsigned_long_long)
+#define MPI_FLOAT ((MPI_Datatype)&faro_mpi_float)
+#define MPI_DOUBLE ((MPI_Datatype)&faro_mpi_double)
+#define MPI_LONG_DOUBLE ((MPI_Datatype)&faro_mpi_long_double)
+#define MPI_INT8_T ((MPI_Datatype)&faro_mpi_int8_t)
+#define MPI_INT16_T ((MPI_Datatype)&faro_mpi_int16_t)
+#define MPI_INT32_T ((MPI_Datatype)&faro_mpi_int32_t)
+#define MPI_INT64_T ((MPI_Datatype)&faro_mpi_int64_t)
+#define MPI_UINT8_T ((MPI_Datatype)&faro_mpi_uint8_t)
+#define MPI_UINT16_T ((MPI_Datatype)&faro_mpi_uint16_t)
+#define MPI_UINT32_T ((MPI_Datatype)&faro_mpi_uint32_t)
+#define MPI_UINT64_T ((MPI_Datatype)&faro_mpi_uint64_t)
+#define MPI_C_BOOL ((MPI_Datatype)&faro_mpi_c_bool)
+#define MPI_C_FLOAT_COMPLEX ((MPI_Datatype)&faro_mpi_c_float_complex)
 #define MPI_C_COMPLEX MPI_C_FLOAT_COMPLEX
-#define MPI_C_DOUBLE_COMPLEX (&faro_mpi_c_double_complex)
-#define MPI_C_LONG_DOUBLE_COMPLEX (&faro_mpi_c_long_double_complex)
-#define MPI_AINT (&faro_mpi_aint)
-#define MPI_OFFSET (&faro_mpi_offset)
-#define MPI_COUNT (&faro_mpi_count)
-#define MPI_PACKED (&faro_mpi_packed)
-#define MPI_FLOAT_INT (&faro_mpi_float_int)
-#define MPI_DOUBLE_INT (&faro_mpi_double_int)
-#define MPI_LONG_INT (&faro_mpi_long_int)
-#define MPI_2INT (&faro_mpi_2int)
-#define MPI_SHORT_INT (&faro_mpi_short_int)
-#define MPI_LONG_DOUBLE_INT (&faro_mpi_long_double_int)
+#define MPI_C_DOUBLE_COMPLEX ((MPI_Datatype)&faro_mpi_c_double_complex)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)&faro_mpi_c_long_double_complex)
+#define MPI_AINT ((MPI_Datatype)&faro_mpi_aint)
+#define MPI_OFFSET ((MPI_Datatype)&faro_mpi_offset)
+#define MPI_COUNT ((MPI_Datatype)&faro_mpi_count)
+#define MPI_PACKED ((MPI_Datatype)&faro_mpi_packed)
+#define MPI_FLOAT_INT ((MPI_Datatype)&faro_mpi_float_int)
+#define MPI_DOUBLE_INT ((MPI_Datatype)&faro_mpi_double_int)
+#define MPI_LONG_INT ((MPI_Datatype)&faro_mpi_long_int)
+#define MPI_2INT ((MPI_Datatype)&faro_mpi_2int)
+#define MPI_SHORT_INT ((MPI_Datatype)&faro_mpi_short_int)
+#define MPI_LONG_DOUBLE_INT ((MPI_Datatype)&faro_mpi_long_double_int)
+#define MPI_INTEGER ((MPI_Datatype)&faro_mpi_integer)
+#define MPI_REAL ((MPI_Datatype)&faro_mpi_real)
+#define MPI_DOUBLE_PRECISION ((MPI_Datatype)&faro_mpi_double_precision)
+#define MPI_COMPLEX ((MPI_Datatype)&faro_mpi_complex)
+#define MPI_DOUBLE_COMPLEX ((MPI_Datatype)&faro_mpi_double_complex)
+#define MPI_LOGICAL ((MPI_Datatype)&faro_mpi_logical)
+#define MPI_CHARACTER ((MPI_Datatype)&faro_mpi_character)
+#define MPI_INTEGER1 ((MPI_Datatype)&faro_mpi_integer1)
+#define MPI_INTEGER2 ((MPI_Datatype)&faro_mpi_integer2)
+#define MPI_INTEGER4 ((MPI_Datatype)&faro_mpi_integer4)
+#define MPI_INTEGER8 ((MPI_Datatype)&faro_mpi_integer8)
+#define MPI_INTEGER16 ((MPI_Datatype)&faro_mpi_integer16)
+#define MPI_REAL4 ((MPI_Datatype)&faro_mpi_real4)
+#define MPI_REAL8 ((MPI_Datatype)&faro_mpi_real8)
+#define MPI_COMPLEX8 ((MPI_Datatype)&faro_mpi_complex8)
+#define MPI_COMPLEX16 ((MPI_Datatype)&faro_mpi_complex16)
+#define MPI_2INTEGER ((MPI_Datatype)&faro_mpi_2integer)
+#define MPI_2REAL ((MPI_Datatype)&faro_mpi_2real)
+#define MPI_2DOUBLE_PRECISION ((MPI_Datatype)&faro_mpi_2double_precision)
+#define MPI_CXX_BOOL ((MPI_Datatype)&faro_mpi_cxx_bool)
+#define MPI_CXX_FLOAT_COMPLEX ((MPI_Datatype)&faro_mpi_cxx_float_complex)
+#define MPI_CXX_DOUBLE_COMPLEX ((MPI_Datatype)&faro_mpi_cxx_double_complex)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)&faro_mpi_cxx_long_double_complex)
 
 /* ---- constants ---- */
 #define MPI_ANY_SOURCE (-1)
@@ -153,6 +200,7 @@ FARO_TYPE(2int) FARO_TYPE(short_int) FARO_TYPE(long_double_int)
 #define MPI_MAX_ERROR_STRING 512
 #define MPI_MAX_LIBRARY_VERSION_STRING 256
 #define MPI_MAX_OBJECT_NAME 64
+#define MPI_MAX_PORT_NAME 1024
 
 #define MPI_THREAD_SINGLE 0
 #define MPI_THREAD_FUNNELED 1
@@ -269,22 +317,22 @@ FARO_PREDEFINED(faro_op, faro_mpi_op_maxloc)
 FARO_PREDEFINED(faro_op, faro_mpi_op_minloc)
 FARO_PREDEFINED(faro_op, faro_mpi_op_replace)
 FARO_PREDEFINED(faro_op, faro_mpi_op_no_op)
-#define MPI_MAX (&faro_mpi_op_max)
-#define MPI_MIN (&faro_mpi_op_min)
-#define MPI_SUM (&faro_mpi_op_sum)
-#define MPI_PROD (&faro_mpi_op_prod)
-#define MPI_LAND (&faro_mpi_op_land)
-#define MPI_BAND (&faro_mpi_op_band)
-#define MPI_LOR (&faro_mpi_op_lor)
-#define MPI_BOR (&faro_mpi_op_bor)
-#define MPI_LXOR (&faro_mpi_op_lxor)
-#define MPI_BXOR (&faro_mpi_op_bxor)
-#define MPI_MAXLOC (&faro_mpi_op_maxloc)
-#define MPI_MINLOC (&faro_mpi_op_minloc)
-#define MPI_REPLACE (&faro_mpi_op_replace)
-#define MPI_NO_OP (&faro_mpi_op_no_op)
+#define MPI_MAX ((MPI_Op)&faro_mpi_op_max)
+#define MPI_MIN ((MPI_Op)&faro_mpi_op_min)
+#define MPI_SUM ((MPI_Op)&faro_mpi_op_sum)
+#define MPI_PROD ((MPI_Op)&faro_mpi_op_prod)
+#define MPI_LAND ((MPI_Op)&faro_mpi_op_land)
+#define MPI_BAND ((MPI_Op)&faro_mpi_op_band)
+#define MPI_LOR ((MPI_Op)&faro_mpi_op_lor)
+#define MPI_BOR ((MPI_Op)&faro_mpi_op_bor)
+#define MPI_LXOR ((MPI_Op)&faro_mpi_op_lxor)
+#define MPI_BXOR ((MPI_Op)&faro_mpi_op_bxor)
+#define MPI_MAXLOC ((MPI_Op)&faro_mpi_op_maxloc)
+#define MPI_MINLOC ((MPI_Op)&faro_mpi_op_minloc)
+#define MPI_REPLACE ((MPI_Op)&faro_mpi_op_replace)
+#define MPI_NO_OP ((MPI_Op)&faro_mpi_op_no_op)
 FARO_PREDEFINED(faro_info, faro_mpi_info_env)
-#define MPI_INFO_ENV (&faro_mpi_info_env)
+#define MPI_INFO_ENV ((MPI_Info)&faro_mpi_info_env)
 #define MPI_MAX_INFO_KEY 255
 #define MPI_MAX_INFO_VAL 1024
 #define MPI_F_STATUS_SIZE ((int)(sizeof(MPI_Status) / sizeof(MPI_Fint)))
@@ -292,8 +340,8 @@ FARO_PREDEFINED(faro_info, faro_mpi_info_env)
 #define MPI_F_TAG 1
 #define MPI_F_ERROR 2
 /* area comm: */
-extern struct faro_group faro_mpi_group_empty;
-#define MPI_GROUP_EMPTY (&faro_mpi_group_empty)
+FARO_PREDEFINED(faro_group, faro_mpi_group_empty)
+#define MPI_GROUP_EMPTY ((MPI_Group)&faro_mpi_group_empty)
 #define MPI_IDENT 0
 #define MPI_CONGRUENT 1
 #define MPI_SIMILAR 2
@@ -478,10 +526,16 @@ FARO_API(int, Status_set_elements_x, (MPI_Status *status, MPI_Datatype datatype,
 FARO_API(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm))
 FARO_API(int, Unpack, (const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm))
 FARO_API(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size))
+FARO_API(int, Pack_external, (const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position))
+FARO_API(int, Unpack_external, (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype))
+FARO_API(int, Pack_external_size, (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size))
 FARO_API(int, Get_address, (const void *location, MPI_Aint *address))
 FARO_API(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
 FARO_API(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
 FARO_API(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype))
+FARO_API(int, Type_create_f90_integer, (int r, MPI_Datatype *newtype))
+FARO_API(int, Type_create_f90_real, (int p, int r, MPI_Datatype *newtype))
+FARO_API(int, Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype))
 
 /* reductions and ops (area: op) */
 FARO_API(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op))
@@ -648,6 +702,17 @@ FARO_API(int, Intercomm_create, (MPI_Comm local_comm, int local_leader, MPI_Comm
 FARO_API(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm *newintracomm))
 FARO_API(int, Comm_remote_size, (MPI_Comm comm, int *size))
 FARO_API(int, Comm_remote_group, (MPI_Comm comm, MPI_Group *group))
+
+/* dynamic connections (area: dynamic; MPI 3.1 sections 10.4.2-10.4.6, faro-dynamic(7)) */
+FARO_API(int, Open_port, (MPI_Info info, char *port_name))
+FARO_API(int, Close_port, (const char *port_name))
+FARO_API(int, Comm_accept, (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm))
+FARO_API(int, Comm_connect, (const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm))
+FARO_API(int, Comm_disconnect, (MPI_Comm *comm))
+FARO_API(int, Comm_join, (int fd, MPI_Comm *intercomm))
+FARO_API(int, Publish_name, (const char *service_name, MPI_Info info, const char *port_name))
+FARO_API(int, Unpublish_name, (const char *service_name, MPI_Info info, const char *port_name))
+FARO_API(int, Lookup_name, (const char *service_name, MPI_Info info, char *port_name))
 
 /* nonblocking collectives (area: nbc) */
 FARO_API(int, Ibarrier, (MPI_Comm comm, MPI_Request *request))

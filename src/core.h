@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "mpi.h"
+#include "objects/predefined.h"
 #include "transport.h"
 
 #define FARO_TAG_UB 2147483647
@@ -33,6 +34,7 @@ struct faro_errhandler {
     int refcount;   /* user handlers: the program's handle + each object using it */
     int predefined;
 };
+FARO_PREDEFINED_WRAPPER(faro_errhandler, ERRHANDLER);
 enum { FARO_EH_FATAL, FARO_EH_RETURN, FARO_EH_ABORT, FARO_EH_USER };
 
 /* References held by objects (a communicator holds one on its errhandler):
@@ -96,20 +98,46 @@ struct faro_transport {
     int used;              /* may carry traffic: progress polls it */
 };
 
-/* A job rank as a destination and a source. Its transport and endpoint are
- * chosen at the first message either way (wireup.c): by this rank's first
- * send (faro_peer_get), or by the peer's connection (the accepted upcall).
- * The endpoint's context in the transport is the peer itself. */
+/* A process as a destination and a source: a job rank (index below
+ * faro.size), or a process beyond the job reached through MPI_Comm_accept /
+ * MPI_Comm_connect / MPI_Comm_join (index faro.size and up, peers.c). Its
+ * transport and endpoint are chosen at the first message either way
+ * (wireup.c, dynpeer.c): by this rank's first send (faro_peer_get), or by
+ * the peer's connection (the accepted upcall). The endpoint's context in the
+ * transport is the peer itself. Entries never move: transports hold pointers
+ * to them. */
+enum faro_peer_kind {
+    FARO_PEER_JOB,   /* a rank of this job */
+    FARO_PEER_DYN,   /* a process of another job, known by its gpid */
+    FARO_PEER_LINK,  /* a port connection while its handshake runs (port.c) */
+    FARO_PEER_FREE,  /* a slot to reuse */
+};
+/* How to send to a peer and its receive state: one cache line, so that the
+ * index into the table is one shift on the send and receive paths. A second
+ * endpoint of a peer beyond the job (dyn.h) is an "alias": a struct
+ * faro_peer outside the table whose rank names the peer. */
 struct faro_peer {
     struct faro_transport *t; /* NULL until connected */
     faro_tp_ep_t *ep;
-    int rank;
+    int rank;              /* index in faro.peers (an alias: its peer's index) */
+    uint32_t node;         /* node id: equal for processes on one host (peers.c) */
     size_t eager_limit;    /* effective: user knobs applied */
     size_t max_inline;
     size_t frag;           /* pipeline fragment */
     struct faro_unexp *eager_in; /* multi-fragment eager message being received */
     struct faro_request *placed; /* matched at placement; its payload is arriving */
-    uint32_t node;
+};
+_Static_assert(sizeof(struct faro_peer) == 64, "struct faro_peer is one cache line");
+
+/* The rest of what the core keeps about peer i, off the message path:
+ * faro.pinfo[i] (peers.c). */
+struct faro_peer_info {
+    uint64_t gpid;         /* the process's id in every job (peers.c) */
+    struct faro_dyn_desc *desc; /* how to reach a process beyond the job (dynpeer.c) */
+    struct faro_link *link;     /* a link's handshake state (port.c) */
+    uint16_t eps;          /* dynamic peers: its endpoints not yet lost (dynpeer.c) */
+    uint8_t kind;          /* enum faro_peer_kind */
+    uint8_t lost;          /* its connections broke (dynamic peers; dynpeer.c) */
 };
 
 struct faro_state {
@@ -118,11 +146,18 @@ struct faro_state {
     int thread_level;
     int local_rank, local_size, node, nnodes;
     int *node_of, *local_ranks;
-    struct faro_peer *peers;
+    struct faro_peer *peers; /* job ranks, then the processes beyond the job */
+    struct faro_peer_info *pinfo; /* the same entries' cold part */
+    int npeers;            /* entries in use (peers.c); maps indexed by peer: this many */
+    uint64_t job_uid;      /* random, from rank 0: the job part of every gpid */
+    uint32_t job_check;    /* 24 more random bits: tells jobs apart if two uids collide */
+    char **hosts;          /* host name of each node id; the job's nodes first */
+    int nhosts;
     struct faro_transport *tps;
     int ntps;
     int yield;             /* wait policy resolved */
     int depth;             /* FARO_RNDV_PIPELINE_DEPTH */
+    int rndv;              /* FARO_RNDV_PROTOCOL: FARO_RNDV_* (p2p/request.h) */
     char jobid[256];
     char hostname[MPI_MAX_PROCESSOR_NAME];
     long outstanding;      /* transport operations not yet completed */
@@ -133,6 +168,8 @@ extern struct faro_state faro;
 
 /* wireup.c */
 int faro_wireup(char *err, size_t errlen);
+/* faro.hostname: FARO_HOSTNAME (set by mpiexec), else gethostname(). */
+void faro_node_name(void);
 /* Choose a transport for p and connect to it (the first message to it). */
 void faro_peer_connect(struct faro_peer *p);
 static inline struct faro_peer *faro_peer_get(int rank)
@@ -143,8 +180,32 @@ static inline struct faro_peer *faro_peer_get(int rank)
     return p;
 }
 void faro_wireup_finalize(void);
+/* p's messages go through t's endpoint ep from now on (wireup.c). */
+void faro_bind_peer(struct faro_peer *p, struct faro_transport *t, faro_tp_ep_t *ep);
 void faro_quiesce(void); /* wait until every posted message has left this process */
 int faro_comm_init(void);
+
+/* peers.c: the table of peers. Job ranks are entries 0..size-1; entries for
+ * processes beyond the job are added after them and never move. */
+int faro_peers_init(int size, char *err, size_t errlen);
+void faro_peers_finalize(void);
+/* A new entry (kind set, everything else zero); -1 when the table is full. */
+int faro_peer_new(int kind);
+void faro_peer_free_slot(int index); /* a link's slot, for reuse */
+/* The gpid of a job rank: (job_uid << 24) | rank. */
+#define FARO_GPID_RANK_BITS 24
+static inline uint64_t faro_job_gpid(int rank)
+{
+    return faro.job_uid << FARO_GPID_RANK_BITS | (uint64_t)rank;
+}
+/* The entry of the process with this gpid: its job rank when it is in this
+ * job, else its dynamic entry; -1 when unknown (create: a new empty entry,
+ * -1 only when the table is full). */
+int faro_peer_by_gpid(uint64_t gpid, int create);
+/* The node id of a host name (an existing one, or a new one). */
+int faro_node_of_host(const char *host);
+/* "rank 3", or "rank 3 of job 5e1a04c2d7 (host h)" for a process beyond the job. */
+const char *faro_peer_name(int index, char *buf, size_t len);
 
 #include "runtime/thread.h"
 

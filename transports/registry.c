@@ -1,6 +1,8 @@
 /* The transports compiled into this library, in default preference order,
  * the parsing of a list of their names, and the shared "not supported" stubs
  * of transport.h. */
+#include "config.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,11 +12,23 @@
 extern const faro_tp_ops_t faro_tp_self_ops;
 extern const faro_tp_ops_t faro_tp_shm_ops;
 extern const faro_tp_ops_t faro_tp_tcp_ops;
+#ifdef FARO_HAVE_OFI
+extern const faro_tp_ops_t faro_tp_ofi_ops;
+#endif
+#ifdef FARO_HAVE_VERBS
+extern const faro_tp_ops_t faro_tp_verbs_ops;
+#endif
 
 const faro_tp_ops_t *const faro_transports[] = {
     &faro_tp_self_ops,
     &faro_tp_shm_ops,
     &faro_tp_tcp_ops,
+#ifdef FARO_HAVE_OFI
+    &faro_tp_ofi_ops,
+#endif
+#ifdef FARO_HAVE_VERBS
+    &faro_tp_verbs_ops,
+#endif
     NULL,
 };
 

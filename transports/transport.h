@@ -28,8 +28,10 @@
  *     and limits, as data. A transport that cannot work here returns
  *     FARO_TP_UNAVAILABLE with one line in `why` ("/dev/shm has 1 MiB free,
  *     needs 8 MiB; remount with size=..."), which faro_info and the log print;
- *     FARO_TP_ERR means it is broken, not merely absent. init never blocks on
- *     other processes.
+ *     FARO_TP_ERR means it is broken, not merely absent. On FARO_TP_OK it may
+ *     leave in `why` a note of what it found and chose (lines separated by
+ *     newlines: ofi's providers), which faro_info prints and the MPI core
+ *     ignores. init never blocks on other processes.
  *  2. addr_get: this endpoint's address, an opaque blob of at most
  *     FARO_TP_MAX_ADDR bytes. The owner publishes it (the MPI core: in the
  *     job's key-value store).
@@ -72,10 +74,15 @@
  * rank) and an acceptor takes only that key; ids below env->size are the
  * job's ranks. listen(key) opens a "port": connections that present that key
  * are accepted too and reported with that port number in env->accepted (the
- * owner decides what their ids mean: MPI_Comm_accept, a GPU server's
+ * owner decides what their ids mean: the MPI core listens once per process
+ * with a "dynamic key" whose clients present their gpid, and once per
+ * MPI_Open_port, whose clients present a link number; a GPU server's
  * clients). connect with a key reaches such a port in another job or a
- * server. Keys travel only to the transport's own listening endpoint; what a
- * key proves is written in each transport's man page.
+ * server; each such connect makes a new endpoint, and two processes that
+ * connect to each other's ports at once keep both (only job ranks are
+ * settled to one endpoint per pair). Keys travel only to the transport's own
+ * listening endpoint; what a key proves is written in each transport's man
+ * page.
  *
  * Messages
  * --------
@@ -149,18 +156,25 @@
  * orderly close, the process gone) the transport calls env->ep_lost(core,
  * ctx, 0, why) from progress, once; after an orderly disconnect or finalize
  * of the other side, ep_lost(core, ctx, 1, NULL). The policy is the owner's:
- * the MPI core ends the job when a job peer is lost; a server drops the lost
+ * the MPI core ends the job when a job peer is lost, and fails what waits
+ * for a lost process of another job (runtime/dyn.h); a server drops the lost
  * client and goes on. Sends queued to a lost endpoint complete with a
- * negative status; later sends to it return FARO_TP_ERR.
+ * negative status, all of them before ep_lost is called (the owner may then
+ * release what still waits for that endpoint); later sends to it return
+ * FARO_TP_ERR. Messages that arrived before the loss are delivered before
+ * ep_lost. After the owner's own disconnect(ep), nothing more is called for
+ * ep.
  *
  * Waiting
  * -------
  * wait_fd gives a file descriptor that becomes readable when progress may
  * have something to do (level-triggered: it stays readable while input is
- * pending). An owner whose last poll found nothing may sleep in poll() on
- * the wait fds of all its transports, with a timeout. A transport that cannot
- * offer one (shm polls memory) returns FARO_TP_UNSUPPORTED, and an owner
- * using it keeps polling.
+ * pending). An owner whose last poll found nothing calls wait_fd on each of
+ * its transports (again before every sleep: a transport may arm its
+ * descriptor then, as libfabric's fi_trywait requires, and makes it readable
+ * at once when sleeping is not safe) and may then sleep in poll() on them,
+ * with a timeout. A transport that cannot offer one (shm polls memory)
+ * returns FARO_TP_UNSUPPORTED, and an owner using it keeps polling.
  *
  * Threads: the owner serializes every call into one transport instance (one
  * lock or one thread), unless attr.caps has FARO_TP_CAP_THREAD_SAFE.

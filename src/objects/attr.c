@@ -450,10 +450,8 @@ int faro_attr_delete_all(int kind, void *obj, struct faro_attr **list)
 
 #define CHECK_COMM(fn, comm)                                                              \
     do {                                                                                  \
-        if (faro_comm_check(comm))                                                        \
-            return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: %s", fn,                    \
-                            comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL"       \
-                                                  : "argument is not a valid communicator"); \
+        if (faro_comm_check_local(comm))                                                  \
+            return faro_comm_bad(fn, comm);                                               \
     } while (0)
 
 #pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval

@@ -14,26 +14,26 @@
 #include "coll.h"
 #include "p2p/match.h"
 #include "p2p/request.h"
+#include "runtime/dyn.h"
 #include "base/log.h"
 
-#define FARO_COMM_FREED 0x66726565u /* the program freed it; requests may still use it */
 
-struct faro_comm faro_mpi_comm_world = {
-    .magic = FARO_COMM_MAGIC, .context_id = 0, .errhandler = &faro_mpi_errors_are_fatal,
-    .name = "MPI_COMM_WORLD", .predefined = 1, .refcount = 1};
-struct faro_comm faro_mpi_comm_self = {
+struct faro_comm_predefined faro_mpi_comm_world = {.obj = {
+    .magic = FARO_COMM_MAGIC, .context_id = 0, .errhandler = MPI_ERRORS_ARE_FATAL,
+    .name = "MPI_COMM_WORLD", .predefined = 1, .refcount = 1}};
+struct faro_comm_predefined faro_mpi_comm_self = {.obj = {
     .magic = FARO_COMM_MAGIC, .context_id = 1, .rank = 0, .size = 1,
-    .errhandler = &faro_mpi_errors_are_fatal, .name = "MPI_COMM_SELF", .predefined = 1,
-    .refcount = 1};
+    .errhandler = MPI_ERRORS_ARE_FATAL, .name = "MPI_COMM_SELF", .predefined = 1,
+    .refcount = 1}};
 
 static int self_world;
 
 int faro_comm_init(void)
 {
-    faro_mpi_comm_world.rank = faro.rank;
-    faro_mpi_comm_world.size = faro.size;
+    MPI_COMM_WORLD->rank = faro.rank;
+    MPI_COMM_WORLD->size = faro.size;
     self_world = faro.rank;
-    faro_mpi_comm_self.world = &self_world;
+    MPI_COMM_SELF->world = &self_world;
     return MPI_SUCCESS;
 }
 
@@ -42,12 +42,27 @@ int faro_comm_check(MPI_Comm c)
     return (c && c->magic == FARO_COMM_MAGIC) ? 0 : -1;
 }
 
+int faro_comm_check_local(MPI_Comm c)
+{
+    return (c && (c->magic == FARO_COMM_MAGIC || c->magic == FARO_COMM_PENDING)) ? 0 : -1;
+}
+
 int faro_comm_bad(const char *fn, MPI_Comm c)
 {
+    if (c && c->magic == FARO_COMM_BROKEN) {
+        char name[160];
+        const struct faro_peer_info *p = &faro.pinfo[c->lost_peer];
+        return faro_err(c, MPI_ERR_PROC_ABORTED, "%s: the communicator lost %s (%s): only "
+                        "MPI_Comm_free and MPI_Comm_disconnect take it now", fn,
+                        faro_peer_name(c->lost_peer, name, sizeof name),
+                        p->desc && p->desc->why[0] ? p->desc->why : "its connection broke");
+    }
     return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: %s", fn,
-                    c == MPI_COMM_NULL        ? "communicator is MPI_COMM_NULL"
+                    c == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL"
                     : c->magic == FARO_COMM_FREED ? "communicator was freed"
-                                                  : "argument is not a valid communicator");
+                    : c->magic == FARO_COMM_PENDING
+                        ? "communicator is not usable before its MPI_Comm_idup request completes"
+                        : "argument is not a valid communicator");
 }
 
 #define CHECK_COMM(fn, c)                                                                     \
@@ -55,12 +70,53 @@ int faro_comm_bad(const char *fn, MPI_Comm c)
         if (faro_comm_check(c))                                                               \
             return faro_comm_bad(fn, c);                                                      \
     } while (0)
+#define CHECK_COMM_LOCAL(fn, c)                                                               \
+    do {                                                                                      \
+        if (faro_comm_check_local(c))                                                         \
+            return faro_comm_bad(fn, c);                                                      \
+    } while (0)
+
+static struct faro_comm *all_comms;
+
+static int has_member(const int *w, int n, int peer)
+{
+    for (int i = 0; i < n; i++)
+        if ((w ? w[i] : i) == peer)
+            return 1;
+    return 0;
+}
+
+void faro_comm_break(int peer)
+{
+    for (struct faro_comm *c = all_comms; c; c = c->all_next)
+        if ((c->magic == FARO_COMM_MAGIC || c->magic == FARO_COMM_PENDING) &&
+            (has_member(c->world, c->size, peer) ||
+             (c->inter && has_member(c->remote_world, c->remote_size, peer)))) {
+            c->magic = FARO_COMM_BROKEN;
+            c->lost_peer = peer;
+        }
+}
+
+int faro_comm_has_dynamic(MPI_Comm c)
+{
+    for (int i = 0; c->world && i < c->size; i++)
+        if (c->world[i] >= faro.size)
+            return 1;
+    for (int i = 0; c->inter && i < c->remote_size; i++)
+        if (c->remote_world[i] >= faro.size)
+            return 1;
+    return 0;
+}
 
 MPI_Comm faro_comm_new(MPI_Comm parent, uint32_t ctx, int size, int *world, int rank)
 {
     struct faro_comm *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
+    c->all_next = all_comms;
+    if (all_comms)
+        all_comms->all_prev = c;
+    all_comms = c;
     c->magic = FARO_COMM_MAGIC;
     c->context_id = ctx;
     c->rank = rank;
@@ -74,6 +130,12 @@ MPI_Comm faro_comm_new(MPI_Comm parent, uint32_t ctx, int size, int *world, int 
 
 void faro_comm_destroy(MPI_Comm c)
 {
+    if (c->all_prev)
+        c->all_prev->all_next = c->all_next;
+    else if (all_comms == c)
+        all_comms = c->all_next;
+    if (c->all_next)
+        c->all_next->all_prev = c->all_prev;
     faro_errhandler_release(c->errhandler);
     if (c->info)
         PMPI_Info_free(&c->info);
@@ -95,7 +157,7 @@ void faro_comm_destroy(MPI_Comm c)
 #pragma weak MPI_Comm_size = PMPI_Comm_size
 int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
-    CHECK_COMM("MPI_Comm_size", comm);
+    CHECK_COMM_LOCAL("MPI_Comm_size", comm);
     if (!size)
         return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_size: size pointer is NULL");
     *size = comm->size;
@@ -105,7 +167,7 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 #pragma weak MPI_Comm_rank = PMPI_Comm_rank
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
-    CHECK_COMM("MPI_Comm_rank", comm);
+    CHECK_COMM_LOCAL("MPI_Comm_rank", comm);
     if (!rank)
         return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_rank: rank pointer is NULL");
     *rank = comm->rank;
@@ -115,7 +177,7 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 #pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
 int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
 {
-    CHECK_COMM("MPI_Comm_test_inter", comm);
+    CHECK_COMM_LOCAL("MPI_Comm_test_inter", comm);
     if (!flag)
         return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_test_inter: flag pointer is NULL");
     *flag = comm->inter;
@@ -139,17 +201,13 @@ static int check_info(const char *fn, MPI_Comm comm, MPI_Info info)
     return MPI_SUCCESS;
 }
 
-/* Duplicate comm; info replaces the hints when given (Comm_dup_with_info). */
-static int dup(const char *fn, MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm)
+/* A communicator like comm that is not on a context yet (FARO_CTX_NONE, also
+ * an intercommunicator's local one; the program's calls reject it until
+ * attach): the same ranks, topology, hints (info instead when with_info) and
+ * the attributes their copy callbacks give. An error is raised and returned. */
+static int dup_object(const char *fn, MPI_Comm comm, int with_info, MPI_Info info,
+                      MPI_Comm *out)
 {
-    CHECK_COMM(fn, comm);
-    if (!newcomm)
-        return faro_err(comm, MPI_ERR_ARG, "%s: newcomm pointer is NULL", fn);
-    if (with_info) {
-        int rc = check_info(fn, comm, info);
-        if (rc)
-            return rc;
-    }
     int *world = NULL;
     if (comm->world) {
         world = malloc((size_t)comm->size * sizeof(int));
@@ -157,31 +215,21 @@ static int dup(const char *fn, MPI_Comm comm, int with_info, MPI_Info info, MPI_
             return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
         memcpy(world, comm->world, (size_t)comm->size * sizeof(int));
     }
-    uint32_t ctx;
-    int rc = faro_ctx_agree(fn, comm, 1, &ctx);
-    if (rc) {
-        free(world);
-        return rc;
-    }
-    MPI_Comm c = faro_comm_new(comm, ctx, comm->size, world, comm->rank);
+    MPI_Comm c = faro_comm_new(comm, FARO_CTX_NONE, comm->size, world, comm->rank);
     if (!c) {
         free(world);
-        faro_ctx_release(ctx);
         return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
     if (comm->inter) { /* the remote group and a private local communicator of its own */
         c->inter = 1;
         c->remote_size = comm->remote_size;
         c->remote_world = malloc(((size_t)comm->remote_size + 1) * sizeof(int));
-        if (!c->remote_world) {
+        if (c->remote_world)
+            memcpy(c->remote_world, comm->remote_world,
+                   (size_t)comm->remote_size * sizeof(int));
+        if (!c->remote_world || faro_inter_make_local(c, FARO_CTX_NONE)) {
             faro_comm_destroy(c);
             return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-        }
-        memcpy(c->remote_world, comm->remote_world, (size_t)comm->remote_size * sizeof(int));
-        rc = faro_inter_make_local(fn, comm->local, c);
-        if (rc) {
-            faro_comm_destroy(c);
-            return rc;
         }
     }
     MPI_Info hints = with_info ? info : comm->info;
@@ -190,12 +238,66 @@ static int dup(const char *fn, MPI_Comm comm, int with_info, MPI_Info info, MPI_
         faro_comm_destroy(c);
         return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
-    rc = faro_attr_copy_all(FARO_ATTR_COMM, comm, comm->attrs, c, &c->attrs);
+    int rc = faro_attr_copy_all(FARO_ATTR_COMM, comm, comm->attrs, c, &c->attrs);
     if (rc) {
         faro_attr_delete_all(FARO_ATTR_COMM, c, &c->attrs);
         faro_comm_destroy(c);
         return callback_failed(fn, comm, rc);
     }
+    c->magic = FARO_COMM_PENDING;
+    *out = c;
+    return MPI_SUCCESS;
+}
+
+/* The agreed ids: the communicator is usable from now on. */
+static void attach(MPI_Comm c, const uint32_t ids[2])
+{
+    c->context_id = ids[0];
+    if (c->inter)
+        c->local->context_id = ids[1];
+    c->magic = FARO_COMM_MAGIC;
+}
+
+/* A duplicate whose agreement failed: its attributes go (delete callbacks),
+ * and the handle is dead, as after MPI_Comm_free. */
+static void discard(MPI_Comm c)
+{
+    c->magic = FARO_COMM_MAGIC; /* the delete callbacks may look at it */
+    faro_attr_delete_all(FARO_ATTR_COMM, c, &c->attrs);
+    faro_handle_forget(FARO_H_COMM, c);
+    c->magic = FARO_COMM_FREED;
+    faro_comm_release(c);
+}
+
+static int check_dup_args(const char *fn, MPI_Comm comm, int with_info, MPI_Info info,
+                          MPI_Comm *newcomm)
+{
+    if (!newcomm)
+        return faro_err(comm, MPI_ERR_ARG, "%s: newcomm pointer is NULL", fn);
+    return with_info ? check_info(fn, comm, info) : MPI_SUCCESS;
+}
+
+/* Duplicate comm; info replaces the hints when given (Comm_dup_with_info).
+ * A process whose copy fails (memory, an attribute callback) still takes
+ * part in the agreement, so the others do not wait for it. */
+static int dup(const char *fn, MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm)
+{
+    FARO_LOCKED; /* objects and context ids are shared with other threads' creations */
+    CHECK_COMM(fn, comm);
+    int rc = check_dup_args(fn, comm, with_info, info, newcomm);
+    if (rc)
+        return rc;
+    MPI_Comm c = MPI_COMM_NULL;
+    rc = dup_object(fn, comm, with_info, info, &c);
+    struct faro_ctx_spec s;
+    uint32_t ids[2];
+    faro_ctx_spec_whole(&s, fn, comm, rc == MPI_SUCCESS, comm->inter ? 2 : 1);
+    int arc = faro_ctx_agree_spec(&s, ids);
+    if (!rc && arc)
+        discard(c);
+    if (rc || arc)
+        return rc ? rc : arc;
+    attach(c, ids);
     *newcomm = c;
     return MPI_SUCCESS;
 }
@@ -212,23 +314,66 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
     return dup("MPI_Comm_dup_with_info", comm, 1, info, newcomm);
 }
 
-/* The nonblocking duplication runs to completion in the call: its request is
- * born complete. Correct, as the agreement is collective over comm in the
- * order every member calls it, but it blocks until every member has called. */
+/* The agreement of an idup is over (inside the progress engine): the
+ * request (FARO_REQ_COMM, ctx = the new communicator) completes. */
+static void idup_done(void *arg, int errclass, const uint32_t ids[2])
+{
+    struct faro_request *r = arg;
+    MPI_Comm c = r->ctx;
+    r->ctx = NULL;
+    if (errclass)
+        discard(c);
+    else
+        attach(c, ids);
+    faro_comm_release(c); /* the agreement's reference */
+    r->status.MPI_ERROR = errclass;
+    faro_req_complete(r);
+}
+
+static void voted(void *arg, int errclass, const uint32_t ids[2])
+{
+    (void)arg;
+    (void)errclass;
+    (void)ids;
+}
+
+/* The nonblocking duplication: the new communicator, its attributes
+ * (copied now, as MPI_Comm_dup does) and its handle exist when the call
+ * returns (as in MPICH); the context id agreement runs in the progress
+ * engine, and the communicator is usable when the request completes. */
 static int idup(const char *fn, MPI_Comm comm, int with_info, MPI_Info info, MPI_Comm *newcomm,
                 MPI_Request *request)
 {
+    FARO_LOCKED;
     CHECK_COMM(fn, comm);
-    if (!request)
-        return faro_err(comm, MPI_ERR_ARG, "%s: request pointer is NULL", fn);
-    int rc = dup(fn, comm, with_info, info, newcomm);
+    int rc = check_dup_args(fn, comm, with_info, info, newcomm);
+    if (!rc && !request)
+        rc = faro_err(comm, MPI_ERR_ARG, "%s: request pointer is NULL", fn);
     if (rc)
         return rc;
-    FARO_LOCKED; /* the request pool is shared with point-to-point threads */
-    struct faro_request *r = faro_req_alloc(FARO_REQ_DONE, comm);
-    if (!r)
-        return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory for a request", fn);
-    r->complete = 1;
+    MPI_Comm c = MPI_COMM_NULL;
+    struct faro_request *r = NULL;
+    rc = dup_object(fn, comm, with_info, info, &c);
+    if (!rc && !(r = faro_req_alloc(FARO_REQ_COMM, comm))) {
+        discard(c);
+        rc = faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory for a request", fn);
+    }
+    struct faro_ctx_spec s;
+    faro_ctx_spec_whole(&s, fn, comm, rc == MPI_SUCCESS, comm->inter ? 2 : 1);
+    if (rc) { /* take part all the same, so the others do not wait for this process */
+        faro_ctx_agree_start(&s, voted, NULL);
+        return rc;
+    }
+    r->ctx = c;
+    faro_comm_retain(c); /* until the agreement is over, whatever the program does */
+    int arc = faro_ctx_agree_start(&s, idup_done, r);
+    if (arc) {
+        faro_comm_release(c);
+        discard(c);
+        faro_req_release(r);
+        return arc;
+    }
+    *newcomm = c;
     *request = r;
     return MPI_SUCCESS;
 }
@@ -254,7 +399,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
     if (!comm)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: comm pointer is NULL", fn);
     MPI_Comm c = *comm;
-    CHECK_COMM(fn, c);
+    if (faro_comm_check(c) && !(c && c->magic == FARO_COMM_BROKEN))
+        return faro_comm_bad(fn, c);
     if (c->predefined)
         return faro_err(c, MPI_ERR_COMM, "%s: %s is predefined and cannot be freed", fn, c->name);
     int rc = faro_attr_delete_all(FARO_ATTR_COMM, c, &c->attrs);
@@ -286,8 +432,8 @@ static const int *world_of(MPI_Comm c, int **tmp)
 int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
     static const char fn[] = "MPI_Comm_compare";
-    CHECK_COMM(fn, comm1);
-    CHECK_COMM(fn, comm2);
+    CHECK_COMM_LOCAL(fn, comm1);
+    CHECK_COMM_LOCAL(fn, comm2);
     if (!result)
         return faro_err(comm1, MPI_ERR_ARG, "%s: result pointer is NULL", fn);
     if (comm1 == comm2) {
@@ -320,7 +466,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 #pragma weak MPI_Comm_group = PMPI_Comm_group
 int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
-    CHECK_COMM("MPI_Comm_group", comm);
+    CHECK_COMM_LOCAL("MPI_Comm_group", comm);
     if (!group)
         return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_group: group pointer is NULL");
     int *tmp;
@@ -338,7 +484,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 #pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
 int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
 {
-    CHECK_COMM("MPI_Comm_set_name", comm);
+    CHECK_COMM_LOCAL("MPI_Comm_set_name", comm);
     if (!name)
         return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_set_name: name is NULL");
     /* longer names are cut at MPI_MAX_OBJECT_NAME - 1 characters */
@@ -349,7 +495,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *name)
 #pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
 int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 {
-    CHECK_COMM("MPI_Comm_get_name", comm);
+    CHECK_COMM_LOCAL("MPI_Comm_get_name", comm);
     if (!name || !resultlen)
         return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_get_name: %s is NULL",
                         name ? "resultlen" : "comm_name");
@@ -363,7 +509,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *name, int *resultlen)
 #pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
 int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
-    CHECK_COMM("MPI_Comm_set_info", comm);
+    CHECK_COMM_LOCAL("MPI_Comm_set_info", comm);
     int rc = check_info("MPI_Comm_set_info", comm, info);
     if (rc)
         return rc;
@@ -379,7 +525,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
 #pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
 int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
-    CHECK_COMM("MPI_Comm_get_info", comm);
+    CHECK_COMM_LOCAL("MPI_Comm_get_info", comm);
     if (!info_used)
         return faro_err(comm, MPI_ERR_ARG, "MPI_Comm_get_info: info_used pointer is NULL");
     int rc = comm->info ? PMPI_Info_dup(comm->info, info_used) : PMPI_Info_create(info_used);

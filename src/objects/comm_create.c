@@ -93,6 +93,7 @@ static int split(const char *fn, MPI_Comm comm, int color, int key, MPI_Comm *ne
 #pragma weak MPI_Comm_split = PMPI_Comm_split
 int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
+    FARO_LOCKED; /* objects and context ids are shared with other threads */
     static const char fn[] = "MPI_Comm_split";
     CHECK_COMM(fn, comm);
     if (!newcomm)
@@ -106,12 +107,42 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     return split(fn, comm, color, key, newcomm);
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The colour of this process's node among comm's members (both groups of an
+ * intercommunicator): its host's place among their host names in order.
+ * With members beyond the job, the job's node numbers mean nothing to the
+ * others, but host names are the same everywhere. -1: out of memory. */
+static int host_color(MPI_Comm comm)
+{
+    int n = comm->size + (comm->inter ? comm->remote_size : 0);
+    const char **names = malloc(((size_t)n + 1) * sizeof *names);
+    if (!names)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        int peer = i < comm->size ? (comm->world ? comm->world[i] : i)
+                                  : comm->remote_world[i - comm->size];
+        uint32_t node = faro.peers[peer].node;
+        names[i] = node < (uint32_t)faro.nhosts ? faro.hosts[node] : "";
+    }
+    qsort(names, (size_t)n, sizeof *names, by_name);
+    int color = 0;
+    for (int i = 0; i < n && strcmp(names[i], faro.hostname); i++)
+        color += i == 0 || strcmp(names[i], names[i - 1]);
+    free(names);
+    return color;
+}
+
 /* MPI_COMM_TYPE_SHARED: the processes of one node (one host name), which
  * share memory. The info hints are checked and otherwise ignored. */
 #pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
                          MPI_Comm *newcomm)
 {
+    FARO_LOCKED; /* objects and context ids are shared with other threads */
     static const char fn[] = "MPI_Comm_split_type";
     CHECK_COMM(fn, comm);
     if (!newcomm)
@@ -120,7 +151,9 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
     if (info != MPI_INFO_NULL && PMPI_Info_get_nkeys(info, &nkeys) != MPI_SUCCESS)
         return faro_err(comm, MPI_ERR_INFO, "%s: info is not a valid info object", fn);
     int color;
-    if (split_type == MPI_COMM_TYPE_SHARED)
+    if (split_type == MPI_COMM_TYPE_SHARED && faro_comm_has_dynamic(comm))
+        color = host_color(comm);
+    else if (split_type == MPI_COMM_TYPE_SHARED)
         color = faro.node_of ? faro.node_of[faro.rank] : 0;
     else if (split_type == MPI_UNDEFINED)
         color = MPI_UNDEFINED;
@@ -128,6 +161,8 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
         return faro_err(comm, MPI_ERR_ARG,
                         "%s: split_type %d is not supported (MPI_COMM_TYPE_SHARED or "
                         "MPI_UNDEFINED)", fn, split_type);
+    if (color == -1)
+        return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     if (comm->inter) /* the members of one node on each side */
         return faro_inter_split(fn, comm, color, key, newcomm);
     return split(fn, comm, color, key, newcomm);
@@ -139,14 +174,14 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info,
  * not in the parent. */
 static int parent_ranks(const char *fn, MPI_Comm comm, MPI_Group group, int **out)
 {
-    int *map = malloc((size_t)faro.size * sizeof(int));
+    int *map = malloc((size_t)faro.npeers * sizeof(int));
     int *members = malloc(((size_t)group->size + 1) * sizeof(int));
     if (!map || !members) {
         free(map);
         free(members);
         return no_mem(fn, comm);
     }
-    for (int i = 0; i < faro.size; i++)
+    for (int i = 0; i < faro.npeers; i++)
         map[i] = -1;
     for (int r = 0; r < comm->size; r++)
         map[faro_comm_world_rank(comm, r)] = r;
@@ -189,6 +224,7 @@ static int check_group(const char *fn, MPI_Comm comm, MPI_Group group)
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
+    FARO_LOCKED; /* objects and context ids are shared with other threads */
     static const char fn[] = "MPI_Comm_create";
     CHECK_COMM(fn, comm);
     int rc = check_group(fn, comm, group);
@@ -223,6 +259,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
 int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
+    FARO_LOCKED; /* objects and context ids are shared with other threads */
     static const char fn[] = "MPI_Comm_create_group";
     CHECK_COMM(fn, comm);
     FARO_CHECK_INTRA(fn, comm, MPI_ERR_COMM);

@@ -16,13 +16,13 @@
 #include "objects/type_build.h"
 
 #define BASIC(var, ctype, label)                                                     \
-    struct faro_datatype faro_mpi_##var = {                                          \
+    struct faro_datatype_predefined faro_mpi_##var = {.obj = {                       \
         .magic = FARO_TYPE_MAGIC, .size = sizeof(ctype), .lb = 0,                    \
-        .extent = sizeof(ctype), .contig = 1, .dense = 1, .nseg = 1,                 \
-        .seg = (struct faro_seg[]){{0, sizeof(ctype)}}, .nrun = 1,                   \
+        .extent = sizeof(ctype), .contig = 1, .dense = 1, .nseg = 1, .nrun = 1,      \
         .run = (struct faro_run[]){{0, sizeof(ctype), sizeof(ctype), 1, 0}},         \
         .true_extent = sizeof(ctype), .nbasic = 1, .align = alignof(ctype),          \
-        .committed = 1, .predefined = 1, .name = label, .basic = &faro_mpi_##var};
+        .committed = 1, .predefined = 1, .name = label,                              \
+        .basic = &faro_mpi_##var.obj}};
 
 BASIC(char, char, "MPI_CHAR")
 BASIC(signed_char, signed char, "MPI_SIGNED_CHAR")
@@ -36,7 +36,7 @@ BASIC(int, int, "MPI_INT")
 BASIC(unsigned, unsigned, "MPI_UNSIGNED")
 BASIC(long, long, "MPI_LONG")
 BASIC(unsigned_long, unsigned long, "MPI_UNSIGNED_LONG")
-BASIC(long_long, long long, "MPI_LONG_LONG")
+BASIC(long_long, long long, "MPI_LONG_LONG_INT") /* MPI_LONG_LONG is its synonym */
 BASIC(unsigned_long_long, unsigned long long, "MPI_UNSIGNED_LONG_LONG")
 BASIC(float, float, "MPI_FLOAT")
 BASIC(double, double, "MPI_DOUBLE")
@@ -50,53 +50,80 @@ BASIC(uint16_t, uint16_t, "MPI_UINT16_T")
 BASIC(uint32_t, uint32_t, "MPI_UINT32_T")
 BASIC(uint64_t, uint64_t, "MPI_UINT64_T")
 BASIC(c_bool, _Bool, "MPI_C_BOOL")
-BASIC(c_float_complex, float _Complex, "MPI_C_FLOAT_COMPLEX")
+BASIC(c_float_complex, float _Complex, "MPI_C_COMPLEX") /* MPI_C_FLOAT_COMPLEX: its synonym */
 BASIC(c_double_complex, double _Complex, "MPI_C_DOUBLE_COMPLEX")
 BASIC(c_long_double_complex, long double _Complex, "MPI_C_LONG_DOUBLE_COMPLEX")
 BASIC(aint, MPI_Aint, "MPI_AINT")
 BASIC(offset, MPI_Offset, "MPI_OFFSET")
 BASIC(count, MPI_Count, "MPI_COUNT")
+/* Fortran (gfortran's default kinds) and C++ (g++) types */
+BASIC(integer, int32_t, "MPI_INTEGER")
+BASIC(real, float, "MPI_REAL")
+BASIC(double_precision, double, "MPI_DOUBLE_PRECISION")
+BASIC(complex, float _Complex, "MPI_COMPLEX")
+BASIC(double_complex, double _Complex, "MPI_DOUBLE_COMPLEX")
+BASIC(logical, int32_t, "MPI_LOGICAL")
+BASIC(character, char, "MPI_CHARACTER")
+BASIC(integer1, int8_t, "MPI_INTEGER1")
+BASIC(integer2, int16_t, "MPI_INTEGER2")
+BASIC(integer4, int32_t, "MPI_INTEGER4")
+BASIC(integer8, int64_t, "MPI_INTEGER8")
+#ifdef __SIZEOF_INT128__
+BASIC(integer16, __int128, "MPI_INTEGER16")
+#else
+typedef struct { _Alignas(16) unsigned char b[16]; } faro_integer16; /* moves, no ops */
+BASIC(integer16, faro_integer16, "MPI_INTEGER16")
+#endif
+BASIC(real4, float, "MPI_REAL4")
+BASIC(real8, double, "MPI_REAL8")
+BASIC(complex8, float _Complex, "MPI_COMPLEX8")
+BASIC(complex16, double _Complex, "MPI_COMPLEX16")
+BASIC(cxx_bool, _Bool, "MPI_CXX_BOOL") /* bool of the C++ ABI: one byte, like _Bool */
+BASIC(cxx_float_complex, float _Complex, "MPI_CXX_FLOAT_COMPLEX")
+BASIC(cxx_double_complex, double _Complex, "MPI_CXX_DOUBLE_COMPLEX")
+BASIC(cxx_long_double_complex, long double _Complex, "MPI_CXX_LONG_DOUBLE_COMPLEX")
 
-/* Pair types for MINLOC/MAXLOC: value then int, laid out as the C struct.
- * Their two segments are their two basic elements. */
-#define PAIR(var, vtype, label)                                                         \
-    struct pair_##var { vtype v; int i; };                                              \
-    struct faro_datatype faro_mpi_##var = {                                             \
-        .magic = FARO_TYPE_MAGIC, .size = sizeof(vtype) + sizeof(int), .lb = 0,         \
+/* Pair types for MINLOC/MAXLOC: value then index, laid out as the C struct
+ * (the index is an int, or the value's type for the Fortran pairs). Their two
+ * runs (one piece each) are their two basic elements. */
+#define PAIR(var, vtype, itype, label)                                                  \
+    struct pair_##var { vtype v; itype i; };                                            \
+    struct faro_datatype_predefined faro_mpi_##var = {.obj = {                          \
+        .magic = FARO_TYPE_MAGIC, .size = sizeof(vtype) + sizeof(itype), .lb = 0,       \
         .extent = sizeof(struct pair_##var),                                            \
-        .contig = sizeof(vtype) + sizeof(int) == sizeof(struct pair_##var) &&           \
+        .contig = sizeof(vtype) + sizeof(itype) == sizeof(struct pair_##var) &&         \
                   offsetof(struct pair_##var, i) == sizeof(vtype),                      \
-        .dense = sizeof(vtype) + sizeof(int) == sizeof(struct pair_##var) &&            \
+        .dense = sizeof(vtype) + sizeof(itype) == sizeof(struct pair_##var) &&          \
                  offsetof(struct pair_##var, i) == sizeof(vtype),                       \
-        .nseg = 2,                                                                      \
-        .seg = (struct faro_seg[]){{0, sizeof(vtype)},                                  \
-                                   {offsetof(struct pair_##var, i), sizeof(int)}},      \
-        .nrun = 2,                                                                      \
+        .nseg = 2, .nrun = 2,                                                           \
         .run = (struct faro_run[]){{0, sizeof(vtype), sizeof(vtype), 1, 0},             \
-                                   {offsetof(struct pair_##var, i), sizeof(int),        \
-                                    sizeof(int), 1, sizeof(vtype)}},                    \
-        .true_extent = offsetof(struct pair_##var, i) + sizeof(int), .nbasic = 2,       \
+                                   {offsetof(struct pair_##var, i), sizeof(itype),      \
+                                    sizeof(itype), 1, sizeof(vtype)}},                  \
+        .true_extent = offsetof(struct pair_##var, i) + sizeof(itype), .nbasic = 2,     \
         .align = alignof(struct pair_##var), .committed = 1, .predefined = 1,           \
-        .name = label, .basic = &faro_mpi_##var};
+        .name = label, .basic = &faro_mpi_##var.obj}};
 
-PAIR(float_int, float, "MPI_FLOAT_INT")
-PAIR(double_int, double, "MPI_DOUBLE_INT")
-PAIR(long_int, long, "MPI_LONG_INT")
-PAIR(2int, int, "MPI_2INT")
-PAIR(short_int, short, "MPI_SHORT_INT")
-PAIR(long_double_int, long double, "MPI_LONG_DOUBLE_INT")
+PAIR(float_int, float, int, "MPI_FLOAT_INT")
+PAIR(double_int, double, int, "MPI_DOUBLE_INT")
+PAIR(long_int, long, int, "MPI_LONG_INT")
+PAIR(2int, int, int, "MPI_2INT")
+PAIR(short_int, short, int, "MPI_SHORT_INT")
+PAIR(long_double_int, long double, int, "MPI_LONG_DOUBLE_INT")
+PAIR(2integer, int32_t, int32_t, "MPI_2INTEGER")
+PAIR(2real, float, float, "MPI_2REAL")
+PAIR(2double_precision, double, double, "MPI_2DOUBLE_PRECISION")
 
 /* ---- objects ---- */
 
 /* Type objects are carved from slabs and never returned to the system, and a
- * freed one waits at the end of a FIFO (linked through its seg field, magic
+ * freed one waits at the end of a FIFO (linked through its run field, magic
  * cleared) before it is reused: a program's stale handle then reads as freed
  * (MPI_ERR_TYPE), not as garbage. */
 #define SLAB 64
 static struct faro_datatype *pool_head, *pool_tail;
 
-#define POOL_NEXT(t) ((struct faro_datatype *)(void *)(t)->seg)
-#define POOL_LINK(t, next) ((t)->seg = (struct faro_seg *)(void *)(next))
+#define POOL_NEXT(t) ((struct faro_datatype *)(void *)(t)->run)
+#define POOL_LINK(t, next) ((t)->run = (struct faro_run *)(void *)(next))
 
 static void pool_put(struct faro_datatype *t)
 {
@@ -150,7 +177,6 @@ void faro_type_destroy(MPI_Datatype t)
         for (int i = 0; i < c->nt; i++)
             faro_type_release(c->types[i]);
     free(c);
-    free(t->seg);
     free(t->run);
     pool_put(t);
 }
@@ -208,7 +234,8 @@ int PMPI_Type_free(MPI_Datatype *tp)
     CHECK_VALID("MPI_Type_free", t);
     if (t->predefined)
         return faro_err(MPI_COMM_NULL, MPI_ERR_TYPE,
-                        "MPI_Type_free: %s is predefined and cannot be freed", t->name);
+                        "MPI_Type_free: %s is predefined and cannot be freed",
+                        t->contents ? "a type from MPI_Type_create_f90_*" : t->name);
     int rc = faro_attr_delete_all(FARO_ATTR_TYPE, t, &t->attrs);
     if (rc != MPI_SUCCESS)
         return faro_err_pass(MPI_COMM_NULL, rc, "MPI_Type_free: an attribute delete callback "
@@ -218,6 +245,24 @@ int PMPI_Type_free(MPI_Datatype *tp)
     *tp = MPI_DATATYPE_NULL;
     faro_type_release(t);
     return MPI_SUCCESS;
+}
+
+int faro_type_copy_layout(MPI_Datatype n, MPI_Datatype t)
+{
+    n->run = calloc(t->nrun ? (size_t)t->nrun : 1, sizeof *n->run);
+    if (!n->run)
+        return -1;
+    memcpy(n->run, t->run, (size_t)t->nrun * sizeof *t->run);
+    n->nrun = t->nrun;
+    n->size = t->size;
+    n->lb = t->lb, n->extent = t->extent;
+    n->true_lb = t->true_lb, n->true_extent = t->true_extent;
+    n->nbasic = t->nbasic;
+    n->align = t->align;
+    n->explicit_lb = t->explicit_lb, n->explicit_ub = t->explicit_ub;
+    n->basic = t->basic;
+    faro_type_layout(n);
+    return 0;
 }
 
 /* A copy of t's layout and constructor: for MPI_Type_dup (as DUP of t) and for
@@ -241,29 +286,12 @@ static MPI_Datatype clone(MPI_Datatype t, int as_dup)
             memcpy(c->types, o->types, (size_t)o->nt * sizeof *o->types);
         }
     }
-    n->seg = calloc(t->nseg ? (size_t)t->nseg : 1, sizeof *n->seg);
-    if (!c || !n->seg) {
+    if (!c || faro_type_copy_layout(n, t) != 0) {
         free(c);
-        free(n->seg);
         pool_put(n);
         return NULL;
     }
-    memcpy(n->seg, t->seg, (size_t)t->nseg * sizeof *t->seg);
-    n->nseg = t->nseg;
-    n->size = t->size;
-    n->lb = t->lb, n->extent = t->extent;
-    n->true_lb = t->true_lb, n->true_extent = t->true_extent;
-    n->nbasic = t->nbasic;
-    n->align = t->align;
-    n->explicit_lb = t->explicit_lb, n->explicit_ub = t->explicit_ub;
-    n->basic = t->basic;
     n->committed = t->committed || t->predefined;
-    if (faro_type_layout(n) != 0) {
-        free(c);
-        free(n->seg);
-        pool_put(n);
-        return NULL;
-    }
     for (int i = 0; i < c->nt; i++)
         faro_type_retain(c->types[i]);
     n->contents = c;
@@ -463,12 +491,12 @@ static long long elems_in(MPI_Datatype t, size_t bytes)
     if (bytes >= t->size)
         return t->nbasic;
     const struct faro_type_contents *c = t->contents;
-    if (!c) { /* predefined: its segments are its basic elements */
+    if (t->predefined) { /* its pieces are its basic elements (also MPI_Type_create_f90_*) */
         long long n = 0;
-        for (int s = 0; s < t->nseg && bytes > 0; s++, n++) {
-            if (bytes < t->seg[s].len)
+        for (int k = 0; k < t->nrun && bytes > 0; k++, n++) {
+            if (bytes < t->run[k].len)
                 return -1;
-            bytes -= t->seg[s].len;
+            bytes -= t->run[k].len;
         }
         return n;
     }
@@ -516,10 +544,10 @@ static long long bytes_of(MPI_Datatype t, long long k)
     if (k == 0)
         return 0;
     const struct faro_type_contents *c = t->contents;
-    if (!c) {
+    if (t->predefined) {
         long long b = 0;
-        for (int s = 0; s < t->nseg && k > 0; s++, k--)
-            b += (long long)t->seg[s].len;
+        for (int r = 0; r < t->nrun && k > 0; r++, k--)
+            b += (long long)t->run[r].len;
         return b;
     }
     const int *in = c->ints;
@@ -611,33 +639,4 @@ int PMPI_Status_set_elements(MPI_Status *st, MPI_Datatype t, int count)
 int PMPI_Status_set_elements_x(MPI_Status *st, MPI_Datatype t, MPI_Count count)
 {
     return set_elements("MPI_Status_set_elements_x", st, t, count);
-}
-
-/* Faro has no Fortran types: the C types of the size asked for answer. */
-#pragma weak MPI_Type_match_size = PMPI_Type_match_size
-int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
-{
-    CHECK_PTR("MPI_Type_match_size", datatype, "datatype");
-    static const MPI_Datatype ints[] = {MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T};
-    static const MPI_Datatype reals[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE};
-    static const MPI_Datatype cplx[] = {MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
-                                        MPI_C_LONG_DOUBLE_COMPLEX};
-    const MPI_Datatype *set;
-    int n;
-    switch (typeclass) {
-    case MPI_TYPECLASS_INTEGER: set = ints, n = 4; break;
-    case MPI_TYPECLASS_REAL: set = reals, n = 3; break;
-    case MPI_TYPECLASS_COMPLEX: set = cplx, n = 3; break;
-    default:
-        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
-                        "MPI_Type_match_size: typeclass %d is not MPI_TYPECLASS_INTEGER, _REAL "
-                        "or _COMPLEX", typeclass);
-    }
-    for (int i = 0; i < n; i++)
-        if (set[i]->size == (size_t)size) {
-            *datatype = set[i];
-            return MPI_SUCCESS;
-        }
-    return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
-                    "MPI_Type_match_size: no type of class %d has %d bytes", typeclass, size);
 }

@@ -1,20 +1,18 @@
 /*
  * Datatypes (owner: datatype.c, type_create.c, pack.c).
  *
- * A type is flattened once, at creation, into the byte segments of one
- * element; point-to-point, collectives, pack/unpack and reductions all move
- * data through faro_type_pack/unpack, which take the contiguous fast path
- * (one memcpy) whenever t->dense is set.
- *
- * The segments are also grouped into runs (equal segments at a fixed stride:
- * a vector is one run), which is what pack/unpack walk, so a type made of
- * many small pieces at a regular stride costs a tight loop per run, not a
- * lookup per segment.
+ * A type is flattened once, at creation, into the byte pieces of one element,
+ * kept as runs (n equal pieces at a fixed stride: a vector is one run, a
+ * dense type one piece, whatever their counts); point-to-point, collectives,
+ * pack/unpack and reductions all move data through faro_type_pack/unpack,
+ * which take the contiguous fast path (one memcpy) whenever t->dense is set,
+ * and otherwise walk the runs, a tight loop per run.
  *
  * Lifetime: the program's handle holds one reference, every derived type
  * built from a type holds one (MPI_Type_get_contents hands the constituents
- * back), and a receive that stages a derived type holds one until it is
- * released (request.c). MPI_Type_free only marks the handle freed; the
+ * back), a receive that stages a derived type holds one until it is
+ * released (request.c), and a persistent request holds one from its init
+ * call to MPI_Request_free. MPI_Type_free only marks the handle freed; the
  * memory goes with the last reference. Type objects come from slabs that are
  * never returned to the system, so a freed handle reads as freed
  * (MPI_ERR_TYPE) instead of as garbage.
@@ -25,18 +23,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mpi.h"
+#include "objects/predefined.h"
 
 #define FARO_TYPE_MAGIC 0x54595045u
 
 struct faro_attr;
 
-struct faro_seg {
-    MPI_Aint off; /* from the element's start */
-    size_t len;
-};
-
-/* n segments of len bytes at off, off + stride, ...; pos is where the run's
- * first byte lies in the packed form of one element. */
+/* n pieces of len bytes at off, off + stride, ... from the element's start;
+ * pos is where the run's first byte lies in the packed form of one element. */
 struct faro_run {
     MPI_Aint off, stride;
     size_t len, n;
@@ -56,9 +50,7 @@ struct faro_datatype {
     uint32_t magic;        /* FARO_TYPE_MAGIC while the object lives */
     size_t size;           /* bytes of data per element */
     MPI_Aint lb, extent;   /* element spacing */
-    int contig;            /* one segment at offset 0 with size == extent */
-    int nseg;
-    struct faro_seg *seg;  /* the element's typemap as byte segments */
+    int contig;            /* one piece at offset 0 with size == extent */
     int predefined;
     const char *name;
     /* The one predefined type every primitive of the typemap is (MPI_INT for a
@@ -68,10 +60,12 @@ struct faro_datatype {
     struct faro_attr *attrs; /* attribute list (attr.c) */
 
     /* engine */
-    int dense;             /* one segment and size == extent: count elements are
-                            * count*size bytes at buf + seg[0].off (contig: off 0) */
+    int dense;             /* one piece and size == extent: count elements are
+                            * count*size bytes at buf + run[0].off (contig: off 0) */
     int nrun;
-    struct faro_run *run;
+    struct faro_run *run;  /* the element's typemap as runs of byte pieces, in typemap
+                            * order; at least one entry ({0} for an empty type) */
+    size_t nseg;           /* pieces in all runs */
     MPI_Aint true_lb, true_extent;
     long long nbasic;      /* basic (predefined) elements per element */
     size_t align;          /* largest alignment of its basic types (struct padding) */
@@ -84,6 +78,7 @@ struct faro_datatype {
     struct faro_type_contents *contents; /* NULL for predefined types */
     char namebuf[MPI_MAX_OBJECT_NAME];
 };
+FARO_PREDEFINED_WRAPPER(faro_datatype, DATATYPE);
 
 int faro_type_check(MPI_Datatype t); /* 0 when usable in communication (committed) */
 int faro_type_valid(MPI_Datatype t); /* 0 for a live handle, committed or not */
@@ -91,7 +86,7 @@ int faro_type_valid(MPI_Datatype t); /* 0 for a live handle, committed or not */
 int faro_type_bad(const char *fn, MPI_Comm comm, MPI_Datatype t);
 
 /* Copy count elements between a typed buffer and a contiguous byte stream.
- * The packed form of an element is its segments' bytes, concatenated. */
+ * The packed form of an element is its pieces' bytes, concatenated. */
 void faro_type_pack(const void *buf, size_t count, MPI_Datatype t, void *out);
 void faro_type_unpack(const void *in, size_t bytes, void *buf, MPI_Datatype t);
 /* The same for bytes [pos, pos + n) of the packed stream of buf (pipelining). */
@@ -107,7 +102,7 @@ int faro_type_iov(const void *buf, MPI_Datatype t, size_t pos, size_t n, struct 
 /* Where count elements of a dense type start in buf. */
 static inline void *faro_type_dense_at(const void *buf, MPI_Datatype t)
 {
-    return (void *)((uintptr_t)buf + (uintptr_t)(t->nseg ? t->seg[0].off : 0));
+    return (void *)((uintptr_t)buf + (uintptr_t)t->run[0].off);
 }
 
 /* The type signature of count elements of t (type_sig.c): a hash of its

@@ -10,8 +10,8 @@
 
 #include "core.h"
 
-struct faro_group faro_mpi_group_empty = {
-    .magic = FARO_GROUP_MAGIC, .size = 0, .rank = MPI_UNDEFINED, .predefined = 1};
+struct faro_group_predefined faro_mpi_group_empty = {.obj = {
+    .magic = FARO_GROUP_MAGIC, .size = 0, .rank = MPI_UNDEFINED, .predefined = 1}};
 
 int faro_group_check(MPI_Group g)
 {
@@ -75,7 +75,7 @@ static int bad_group(const char *fn, const char *which, MPI_Group g)
  * caller frees the map. */
 static int *member_map(MPI_Group g)
 {
-    int *map = calloc((size_t)faro.size, sizeof(int));
+    int *map = calloc((size_t)faro.npeers, sizeof(int));
     if (map)
         for (int i = 0; i < g->size; i++)
             map[g->world[i]] = i + 1;
@@ -174,7 +174,7 @@ int faro_group_compare(const int *w1, int n1, const int *w2, int n2, int *result
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
-    char *in = calloc((size_t)faro.size, 1);
+    char *in = calloc((size_t)faro.npeers, 1);
     if (!in)
         return -1;
     for (int i = 0; i < n1; i++)

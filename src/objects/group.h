@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include "mpi.h"
+#include "objects/predefined.h"
 
 #define FARO_GROUP_MAGIC 0x47525550u
 
@@ -19,6 +20,7 @@ struct faro_group {
     int predefined;        /* MPI_GROUP_EMPTY: never freed */
     int world[];           /* world[i]: job rank of group rank i */
 };
+FARO_PREDEFINED_WRAPPER(faro_group, GROUP);
 
 int faro_group_check(MPI_Group g); /* 0 when g is a live group */
 /* A new group of n members (world[] left for the caller to fill), refcount 1;

@@ -14,7 +14,8 @@
 
 #include "core.h"
 
-struct faro_info faro_mpi_info_env = {.magic = FARO_INFO_MAGIC, .predefined = 1};
+struct faro_info_predefined faro_mpi_info_env = {.obj = {.magic = FARO_INFO_MAGIC,
+                                                          .predefined = 1}};
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 
 static int find(MPI_Info info, const char *key)
@@ -60,7 +61,7 @@ static int put(MPI_Info info, const char *key, const char *val)
 
 static void env_fill(void)
 {
-    MPI_Info e = &faro_mpi_info_env;
+    MPI_Info e = MPI_INFO_ENV;
     FILE *f = fopen("/proc/self/cmdline", "r");
     if (f) {
         char buf[4096];
@@ -98,7 +99,7 @@ int faro_info_check(MPI_Info info)
 {
     if (!info || info->magic != FARO_INFO_MAGIC)
         return -1;
-    if (info == &faro_mpi_info_env)
+    if (info == MPI_INFO_ENV)
         pthread_once(&env_once, env_fill);
     return 0;
 }

@@ -5,6 +5,7 @@
 #define FARO_OBJECTS_INFO_H
 
 #include "mpi.h"
+#include "objects/predefined.h"
 
 #define FARO_INFO_MAGIC 0x1f0c0de5u
 
@@ -18,6 +19,7 @@ struct faro_info {
     int n, cap;                   /* entries in insertion order */
     struct faro_info_entry *ent;
 };
+FARO_PREDEFINED_WRAPPER(faro_info, INFO);
 
 /* 0 when info is a live info object (MPI_INFO_NULL is not). */
 int faro_info_check(MPI_Info info);

@@ -48,9 +48,7 @@ int faro_comm_intra_only(const char *fn, MPI_Comm comm, int errclass)
                     "intracommunicator)", fn);
 }
 
-/* At the members other than the leader, an error the leader raised: the code
- * is the leader's own (its text lives there), so each raises its own. */
-static int leader_failed(const char *fn, MPI_Comm comm, int code, int leader)
+int faro_leader_failed(const char *fn, MPI_Comm comm, int code, int leader)
 {
     int cls = MPI_ERR_OTHER;
     if (PMPI_Error_class(code, &cls) != MPI_SUCCESS)
@@ -70,47 +68,36 @@ static int *world_copy(MPI_Comm c)
     return w;
 }
 
-int faro_inter_make_local(const char *fn, MPI_Comm parent_local, MPI_Comm inter)
+int faro_inter_make_local(MPI_Comm inter, uint32_t lctx)
 {
     int *w = world_copy(inter);
-    if (!w)
-        return no_mem(fn, parent_local);
-    uint32_t ctx;
-    int rc = faro_ctx_agree(fn, parent_local, 1, &ctx);
-    if (rc) {
-        free(w);
-        return rc;
-    }
-    inter->local = faro_comm_new(inter, ctx, inter->size, w, inter->rank);
+    inter->local = w ? faro_comm_new(inter, lctx, inter->size, w, inter->rank) : NULL;
     if (!inter->local) {
         free(w);
-        faro_ctx_release(ctx);
-        return no_mem(fn, parent_local);
+        faro_ctx_release(lctx);
+        return -1;
     }
     strcpy(inter->local->name, "intercommunicator local group");
-    return MPI_SUCCESS;
+    return 0;
 }
 
-/* An intercommunicator over lw[0..ln) (this process is lw[rank]) and
- * rw[0..rn), both taken over, on ctx; its local communicator is agreed over
- * parent_local. */
-static int make_inter(const char *fn, MPI_Comm parent_local, uint32_t ctx, int ln, int *lw,
-                      int rank, int rn, int *rw, MPI_Comm *out)
+int faro_inter_new(const char *fn, MPI_Comm parent_local, const uint32_t ids[2], int ln,
+                      int *lw, int rank, int rn, int *rw, MPI_Comm *out)
 {
-    MPI_Comm c = faro_comm_new(parent_local, ctx, ln, lw, rank);
+    MPI_Comm c = faro_comm_new(parent_local, ids[0], ln, lw, rank);
     if (!c) {
         free(lw);
         free(rw);
-        faro_ctx_release(ctx);
+        faro_ctx_release(ids[0]);
+        faro_ctx_release(ids[1]);
         return no_mem(fn, parent_local);
     }
     c->inter = 1;
     c->remote_size = rn;
     c->remote_world = rw;
-    int rc = faro_inter_make_local(fn, parent_local, c);
-    if (rc) {
+    if (faro_inter_make_local(c, ids[1])) {
         faro_comm_destroy(c);
-        return rc;
+        return no_mem(fn, parent_local);
     }
     *out = c;
     return MPI_SUCCESS;
@@ -120,6 +107,7 @@ static int make_inter(const char *fn, MPI_Comm parent_local, uint32_t ctx, int l
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                           int remote_leader, int tag, MPI_Comm *newintercomm)
 {
+    FARO_LOCKED; /* objects and context ids are shared with other threads */
     static const char fn[] = "MPI_Intercomm_create";
     CHECK_COMM(fn, local_comm);
     int rc = faro_comm_intra_only(fn, local_comm, MPI_ERR_COMM);
@@ -163,7 +151,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     }
     rc = PMPI_Bcast(hdr, 2, MPI_INT, local_leader, local_comm);
     if (!rc && hdr[1])
-        rc = leader ? hdr[1] : leader_failed(fn, local_comm, hdr[1], local_leader);
+        rc = leader ? hdr[1] : faro_leader_failed(fn, local_comm, hdr[1], local_leader);
     if (!rc && !leader && !(rw = malloc(((size_t)hdr[0] + 1) * sizeof(int))))
         rc = no_mem(fn, local_comm);
     if (!rc)
@@ -183,19 +171,30 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
                             "%s: this process (job rank %d) is in both the local and the "
                             "remote group (the groups must be disjoint)", fn, rw[i]);
         }
-    uint32_t ctx;
-    rc = faro_ctx_agree_inter(fn, local_comm, local_leader, peer_comm, remote_leader, itag, &ctx);
+    /* the ids of the intercommunicator and of its local communicator, over
+     * both groups: each over its local_comm, the leaders bridge on peer_comm */
+    struct faro_ctx_spec s = {.fn = fn, .tree = local_comm, .root = local_leader, .n = ln,
+                              .me = (local_comm->rank - local_leader + ln) % ln,
+                              .tag = faro_ctx_tag(local_comm), .take = 1, .want = 2};
+    if (leader) {
+        s.bridge = peer_comm;
+        s.bridge_rank = remote_leader;
+        s.bridge_tag = itag;
+    }
+    uint32_t ids[2];
+    rc = faro_ctx_agree_spec(&s, ids);
     if (rc) {
         free(lw);
         free(rw);
         return rc;
     }
-    return make_inter(fn, local_comm, ctx, ln, lw, local_comm->rank, rn, rw, newintercomm);
+    return faro_inter_new(fn, local_comm, ids, ln, lw, local_comm->rank, rn, rw, newintercomm);
 }
 
 #pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
 int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
+    FARO_LOCKED; /* objects and context ids are shared with other threads */
     static const char fn[] = "MPI_Intercomm_merge";
     CHECK_COMM(fn, intercomm);
     if (!intercomm->inter)
@@ -205,7 +204,8 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
         return faro_err(intercomm, MPI_ERR_ARG, "%s: newintracomm pointer is NULL", fn);
     MPI_Comm local = intercomm->local;
     /* the leaders' high flags decide the order; equal flags: the group whose
-     * leader has the lower job rank goes first */
+     * leader has the lower gpid goes first (job ranks are this process's
+     * numbering: the other group may be another job's, peers.c) */
     int flags[2] = {high != 0, 0};
     int rc = MPI_SUCCESS;
     if (intercomm->rank == 0)
@@ -216,7 +216,8 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     if (rc)
         return rc;
     int first = flags[0] != flags[1] ? !flags[0]
-                                     : intercomm->world[0] < intercomm->remote_world[0];
+                                     : faro.pinfo[intercomm->world[0]].gpid <
+                                           faro.pinfo[intercomm->remote_world[0]].gpid;
     int ln = intercomm->size, rn = intercomm->remote_size;
     int *w = malloc(((size_t)ln + (size_t)rn + 1) * sizeof(int));
     if (!w)
@@ -224,7 +225,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     memcpy(first ? w : w + rn, intercomm->world, (size_t)ln * sizeof(int));
     memcpy(first ? w + ln : w, intercomm->remote_world, (size_t)rn * sizeof(int));
     uint32_t ctx;
-    rc = faro_ctx_agree_inter(fn, local, 0, intercomm, 0, FARO_TAG_INTER_BASE, &ctx);
+    rc = faro_ctx_agree(fn, intercomm, 1, &ctx); /* over both groups */
     if (rc) {
         free(w);
         return rc;
@@ -301,7 +302,7 @@ static int swap_lists(const char *fn, MPI_Comm comm, const int *mine, int n, int
     }
     int rc = PMPI_Bcast(hdr, 2, MPI_INT, 0, comm->local);
     if (!rc && hdr[1])
-        rc = comm->rank == 0 ? hdr[1] : leader_failed(fn, comm, hdr[1], 0);
+        rc = comm->rank == 0 ? hdr[1] : faro_leader_failed(fn, comm, hdr[1], 0);
     if (!rc && comm->rank != 0 && !(t = malloc(((size_t)hdr[0] + 1) * sizeof(int))))
         rc = no_mem(fn, comm);
     if (!rc)
@@ -323,43 +324,18 @@ static int sub_inter(const char *fn, MPI_Comm comm, int *lw, int ln, int me, int
                      MPI_Comm *out)
 {
     int in = me >= 0 && ln > 0 && rn > 0;
-    uint32_t ctx, lctx = 0;
-    int rc = faro_ctx_agree_inter(fn, comm->local, 0, comm, 0, FARO_TAG_INTER_BASE, &ctx);
-    if (!rc) {
-        rc = faro_ctx_agree(fn, comm->local, in, &lctx);
-        if (rc || !in)
-            faro_ctx_release(ctx);
-    }
-    int *lw2 = in && !rc ? malloc(((size_t)ln + 1) * sizeof(int)) : NULL;
-    MPI_Comm c = lw2 ? faro_comm_new(comm, ctx, ln, lw, me) : NULL;
-    if (rc || !in || !c) {
+    struct faro_ctx_spec s;
+    uint32_t ids[2];
+    faro_ctx_spec_whole(&s, fn, comm, in, 2); /* the new one and its local communicator */
+    int rc = faro_ctx_agree_spec(&s, ids);
+    if (rc || !in) {
         free(lw);
         free(rw);
-        free(lw2);
-        if (rc)
-            return rc;
-        if (in) {
-            faro_ctx_release(ctx);
-            faro_ctx_release(lctx);
-            return no_mem(fn, comm);
-        }
-        *out = MPI_COMM_NULL;
-        return MPI_SUCCESS;
+        if (!rc)
+            *out = MPI_COMM_NULL;
+        return rc;
     }
-    c->inter = 1;
-    c->remote_size = rn;
-    c->remote_world = rw;
-    memcpy(lw2, lw, (size_t)ln * sizeof(int));
-    c->local = faro_comm_new(comm, lctx, ln, lw2, me);
-    if (!c->local) {
-        free(lw2);
-        faro_ctx_release(lctx);
-        faro_comm_destroy(c);
-        return no_mem(fn, comm);
-    }
-    strcpy(c->local->name, "intercommunicator local group");
-    *out = c;
-    return MPI_SUCCESS;
+    return faro_inter_new(fn, comm, ids, ln, lw, me, rn, rw, out);
 }
 
 struct keyed {

@@ -17,8 +17,9 @@
 #include "core.h"
 
 #define PREDEF(var, kind_, commute_, label)                                               \
-    struct faro_op faro_mpi_op_##var = {.magic = FARO_OP_MAGIC, .kind = kind_,             \
-                                        .commute = commute_, .predefined = 1, .name = label};
+    struct faro_op_predefined faro_mpi_op_##var = {.obj = {                                 \
+        .magic = FARO_OP_MAGIC, .kind = kind_, .commute = commute_, .predefined = 1,          \
+        .name = label}};
 PREDEF(max, FARO_OP_MAX, 1, "MPI_MAX")
 PREDEF(min, FARO_OP_MIN, 1, "MPI_MIN")
 PREDEF(sum, FARO_OP_SUM, 1, "MPI_SUM")
@@ -37,11 +38,11 @@ PREDEF(no_op, FARO_OP_NO_OP, 0, "MPI_NO_OP")
 
 /* The type groups of MPI-3.1 5.9.2. */
 enum {
-    CAT_INT = 1,      /* C integer (signed char and unsigned char included) */
+    CAT_INT = 1,      /* C and Fortran integer (signed char and unsigned char included) */
     CAT_MULTI = 2,    /* MPI_AINT, MPI_OFFSET, MPI_COUNT */
     CAT_FLOAT = 4,
     CAT_COMPLEX = 8,
-    CAT_LOGICAL = 16, /* MPI_C_BOOL */
+    CAT_LOGICAL = 16, /* MPI_C_BOOL, MPI_LOGICAL, MPI_CXX_BOOL */
     CAT_BYTE = 32,
     CAT_PAIR = 64,
 };
@@ -51,9 +52,11 @@ static const unsigned op_cats[FARO_OP_NPREDEF] = {
     [FARO_OP_MIN] = CAT_INT | CAT_MULTI | CAT_FLOAT,
     [FARO_OP_SUM] = CAT_INT | CAT_MULTI | CAT_FLOAT | CAT_COMPLEX,
     [FARO_OP_PROD] = CAT_INT | CAT_MULTI | CAT_FLOAT | CAT_COMPLEX,
-    [FARO_OP_LAND] = CAT_INT | CAT_LOGICAL,
-    [FARO_OP_LOR] = CAT_INT | CAT_LOGICAL,
-    [FARO_OP_LXOR] = CAT_INT | CAT_LOGICAL,
+    /* MPI-3.1 leaves the multi-language types out of the logical ops; MPICH
+     * and Open MPI take them, and they are integers */
+    [FARO_OP_LAND] = CAT_INT | CAT_MULTI | CAT_LOGICAL,
+    [FARO_OP_LOR] = CAT_INT | CAT_MULTI | CAT_LOGICAL,
+    [FARO_OP_LXOR] = CAT_INT | CAT_MULTI | CAT_LOGICAL,
     [FARO_OP_BAND] = CAT_INT | CAT_MULTI | CAT_BYTE,
     [FARO_OP_BOR] = CAT_INT | CAT_MULTI | CAT_BYTE,
     [FARO_OP_BXOR] = CAT_INT | CAT_MULTI | CAT_BYTE,
@@ -64,29 +67,34 @@ static const unsigned op_cats[FARO_OP_NPREDEF] = {
 };
 
 static const char *const op_takes[FARO_OP_NPREDEF] = {
-    [FARO_OP_MAX] = "C integer, MPI_AINT/MPI_OFFSET/MPI_COUNT and floating types",
-    [FARO_OP_MIN] = "C integer, MPI_AINT/MPI_OFFSET/MPI_COUNT and floating types",
-    [FARO_OP_SUM] = "C integer, MPI_AINT/MPI_OFFSET/MPI_COUNT, floating and complex types",
-    [FARO_OP_PROD] = "C integer, MPI_AINT/MPI_OFFSET/MPI_COUNT, floating and complex types",
-    [FARO_OP_LAND] = "C integer types and MPI_C_BOOL",
-    [FARO_OP_LOR] = "C integer types and MPI_C_BOOL",
-    [FARO_OP_LXOR] = "C integer types and MPI_C_BOOL",
-    [FARO_OP_BAND] = "C integer types, MPI_AINT/MPI_OFFSET/MPI_COUNT and MPI_BYTE",
-    [FARO_OP_BOR] = "C integer types, MPI_AINT/MPI_OFFSET/MPI_COUNT and MPI_BYTE",
-    [FARO_OP_BXOR] = "C integer types, MPI_AINT/MPI_OFFSET/MPI_COUNT and MPI_BYTE",
+    [FARO_OP_MAX] = "integer, MPI_AINT/MPI_OFFSET/MPI_COUNT and floating types",
+    [FARO_OP_MIN] = "integer, MPI_AINT/MPI_OFFSET/MPI_COUNT and floating types",
+    [FARO_OP_SUM] = "integer, MPI_AINT/MPI_OFFSET/MPI_COUNT, floating and complex types",
+    [FARO_OP_PROD] = "integer, MPI_AINT/MPI_OFFSET/MPI_COUNT, floating and complex types",
+    [FARO_OP_LAND] = "integer types, MPI_AINT/MPI_OFFSET/MPI_COUNT and the logical types "
+                     "MPI_C_BOOL, MPI_LOGICAL, MPI_CXX_BOOL",
+    [FARO_OP_LOR] = "integer types, MPI_AINT/MPI_OFFSET/MPI_COUNT and the logical types "
+                    "MPI_C_BOOL, MPI_LOGICAL, MPI_CXX_BOOL",
+    [FARO_OP_LXOR] = "integer types, MPI_AINT/MPI_OFFSET/MPI_COUNT and the logical types "
+                     "MPI_C_BOOL, MPI_LOGICAL, MPI_CXX_BOOL",
+    [FARO_OP_BAND] = "integer types, MPI_AINT/MPI_OFFSET/MPI_COUNT and MPI_BYTE",
+    [FARO_OP_BOR] = "integer types, MPI_AINT/MPI_OFFSET/MPI_COUNT and MPI_BYTE",
+    [FARO_OP_BXOR] = "integer types, MPI_AINT/MPI_OFFSET/MPI_COUNT and MPI_BYTE",
     [FARO_OP_MAXLOC] = "the pair types MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, "
-                       "MPI_SHORT_INT, MPI_LONG_DOUBLE_INT",
+                       "MPI_SHORT_INT, MPI_LONG_DOUBLE_INT, MPI_2INTEGER, MPI_2REAL, "
+                       "MPI_2DOUBLE_PRECISION",
     [FARO_OP_MINLOC] = "the pair types MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, "
-                       "MPI_SHORT_INT, MPI_LONG_DOUBLE_INT",
+                       "MPI_SHORT_INT, MPI_LONG_DOUBLE_INT, MPI_2INTEGER, MPI_2REAL, "
+                       "MPI_2DOUBLE_PRECISION",
 };
 
 static const char *cat_takes(unsigned cat)
 {
     switch (cat) {
-    case CAT_MULTI: return "MPI_AINT/MPI_OFFSET/MPI_COUNT take MPI_MAX, MIN, SUM, PROD, BAND, BOR, BXOR";
+    case CAT_MULTI: return "MPI_AINT/MPI_OFFSET/MPI_COUNT take every op but MPI_MAXLOC/MINLOC";
     case CAT_FLOAT: return "floating types take MPI_MAX, MIN, SUM, PROD";
     case CAT_COMPLEX: return "complex types take MPI_SUM, MPI_PROD";
-    case CAT_LOGICAL: return "MPI_C_BOOL takes MPI_LAND, MPI_LOR, MPI_LXOR";
+    case CAT_LOGICAL: return "logical types take MPI_LAND, MPI_LOR, MPI_LXOR";
     case CAT_BYTE: return "MPI_BYTE takes MPI_BAND, MPI_BOR, MPI_BXOR";
     case CAT_PAIR: return "pair types take MPI_MAXLOC/MPI_MINLOC";
     default: return NULL;
@@ -141,6 +149,33 @@ static const struct predef_type {
     {MPI_LONG_INT, CAT_PAIR, FARO_E_LONG_INT},
     {MPI_SHORT_INT, CAT_PAIR, FARO_E_SHORT_INT},
     {MPI_LONG_DOUBLE_INT, CAT_PAIR, FARO_E_LDOUBLE_INT},
+    /* Fortran and C++ types. MPI_CHARACTER reduces as MPI_CHAR does (Open MPI and
+     * MPICH take it); Fortran integers take the logical ops as C ones do (MPICH). */
+    {MPI_INTEGER, CAT_INT, FARO_E_I32},
+    {MPI_INTEGER1, CAT_INT, FARO_E_I8},
+    {MPI_INTEGER2, CAT_INT, FARO_E_I16},
+    {MPI_INTEGER4, CAT_INT, FARO_E_I32},
+    {MPI_INTEGER8, CAT_INT, FARO_E_I64},
+#ifdef __SIZEOF_INT128__
+    {MPI_INTEGER16, CAT_INT, FARO_E_I128},
+#endif
+    {MPI_CHARACTER, CAT_INT, (char)-1 < 0 ? FARO_E_I8 : FARO_E_U8},
+    {MPI_REAL, CAT_FLOAT, FARO_E_FLT},
+    {MPI_REAL4, CAT_FLOAT, FARO_E_FLT},
+    {MPI_DOUBLE_PRECISION, CAT_FLOAT, FARO_E_DBL},
+    {MPI_REAL8, CAT_FLOAT, FARO_E_DBL},
+    {MPI_COMPLEX, CAT_COMPLEX, FARO_E_CFLT},
+    {MPI_COMPLEX8, CAT_COMPLEX, FARO_E_CFLT},
+    {MPI_DOUBLE_COMPLEX, CAT_COMPLEX, FARO_E_CDBL},
+    {MPI_COMPLEX16, CAT_COMPLEX, FARO_E_CDBL},
+    {MPI_CXX_FLOAT_COMPLEX, CAT_COMPLEX, FARO_E_CFLT},
+    {MPI_CXX_DOUBLE_COMPLEX, CAT_COMPLEX, FARO_E_CDBL},
+    {MPI_CXX_LONG_DOUBLE_COMPLEX, CAT_COMPLEX, FARO_E_CLDBL},
+    {MPI_LOGICAL, CAT_LOGICAL, FARO_E_I32}, /* 0 false, else true; results 0 or 1 */
+    {MPI_CXX_BOOL, CAT_LOGICAL, FARO_E_BOOL},
+    {MPI_2INTEGER, CAT_PAIR, FARO_E_2INT},
+    {MPI_2REAL, CAT_PAIR, FARO_E_2FLT},
+    {MPI_2DOUBLE_PRECISION, CAT_PAIR, FARO_E_2DBL},
 };
 
 /* Pointer -> entry of types[]: open addressing, filled once at load time, so
@@ -337,7 +372,7 @@ int faro_op_reduce(MPI_Op op, const void *in, void *inout, size_t count, MPI_Dat
     /* Packed pairs have no padding: their own kernel unless that is the C layout. */
     if (pair && !b->contig)
         k = faro_op_packed_pair_kernels[op->kind - FARO_OP_MAXLOC][p->elem];
-    if (t->dense) { /* count * size bytes in a row at seg[0].off */
+    if (t->dense) { /* count * size bytes in a row at run[0].off */
         k(faro_type_dense_at(in, t), faro_type_dense_at(inout, t), count * per_elem);
         return MPI_SUCCESS;
     }

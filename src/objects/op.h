@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include "mpi.h"
+#include "objects/predefined.h"
 
 int faro_op_reduce(MPI_Op op, const void *in, void *inout, size_t count, MPI_Datatype t);
 /* 0 when op may be applied to t; else MPI_ERR_OP (or MPI_ERR_TYPE) and why in msg
@@ -44,14 +45,15 @@ struct faro_op {
     MPI_User_function *fn;   /* user ops */
     const char *name;
 };
+FARO_PREDEFINED_WRAPPER(faro_op, OP);
 
 /* ---- kernels (op_kernels.c) ----
  * Element kinds: the C type a predefined datatype's elements are reduced as. */
 enum faro_elem {
     FARO_E_I8, FARO_E_U8, FARO_E_I16, FARO_E_U16, FARO_E_I32, FARO_E_U32, FARO_E_I64,
-    FARO_E_U64, FARO_E_BOOL, FARO_E_FLT, FARO_E_DBL, FARO_E_LDBL, FARO_E_CFLT, FARO_E_CDBL,
+    FARO_E_U64, FARO_E_I128, FARO_E_BOOL, FARO_E_FLT, FARO_E_DBL, FARO_E_LDBL, FARO_E_CFLT, FARO_E_CDBL,
     FARO_E_CLDBL, FARO_E_FLOAT_INT, FARO_E_DOUBLE_INT, FARO_E_LONG_INT, FARO_E_2INT,
-    FARO_E_SHORT_INT, FARO_E_LDOUBLE_INT, FARO_E_N
+    FARO_E_SHORT_INT, FARO_E_LDOUBLE_INT, FARO_E_2FLT, FARO_E_2DBL, FARO_E_N
 };
 typedef void faro_op_kernel(const void *in, void *inout, size_t n);
 /* Kernels on arrays of C elements (pairs as their C struct); NULL when the

@@ -62,6 +62,10 @@ BITWISE(8, uint8_t, unsigned)
 BITWISE(16, uint16_t, unsigned)
 BITWISE(32, uint32_t, uint32_t)
 BITWISE(64, uint64_t, uint64_t)
+#ifdef __SIZEOF_INT128__
+ORDERED(i128, __int128)
+BITWISE(128, unsigned __int128, unsigned __int128)
+#endif
 
 /* _Bool: the byte kernels when a _Bool is a byte (they vectorize, and give
  * 0 or 1 like the logical ops must). */
@@ -85,16 +89,17 @@ COMPLEX(cdbl, double _Complex)
 COMPLEX(cldbl, long double _Complex)
 
 /* MAXLOC/MINLOC: the better value wins; on a tie, the smaller index (the
- * standard's rule, which makes the result independent of the order). */
-#define PAIR(sfx, V)                                                         \
-    struct pair_##sfx { V v; int i; };                                       \
+ * standard's rule, which makes the result independent of the order). The
+ * index is an int, or of the value's type (MPI_2REAL ...). */
+#define PAIR(sfx, V, I)                                                      \
+    struct pair_##sfx { V v; I i; };                                         \
     static void maxloc_##sfx(const void *in_, void *inout_, size_t n)        \
     {                                                                        \
         const struct pair_##sfx *restrict in = in_;                          \
         struct pair_##sfx *restrict io = inout_;                             \
         for (size_t k = 0; k < n; k++) {                                     \
             V x = in[k].v, y = io[k].v;                                      \
-            int xi = in[k].i, yi = io[k].i;                                  \
+            I xi = in[k].i, yi = io[k].i;                                    \
             io[k].i = x > y ? xi : x < y ? yi : (xi < yi ? xi : yi);         \
             io[k].v = x > y ? x : y;                                         \
         }                                                                    \
@@ -105,51 +110,53 @@ COMPLEX(cldbl, long double _Complex)
         struct pair_##sfx *restrict io = inout_;                             \
         for (size_t k = 0; k < n; k++) {                                     \
             V x = in[k].v, y = io[k].v;                                      \
-            int xi = in[k].i, yi = io[k].i;                                  \
+            I xi = in[k].i, yi = io[k].i;                                    \
             io[k].i = x < y ? xi : x > y ? yi : (xi < yi ? xi : yi);         \
             io[k].v = x < y ? x : y;                                         \
         }                                                                    \
     }                                                                        \
-    /* The packed form: sizeof(V) value bytes, then the int, no padding. */  \
+    /* The packed form: sizeof(V) value bytes, then the index, no padding. */\
     static void maxloc_packed_##sfx(const void *in_, void *inout_, size_t n) \
     {                                                                        \
         const char *in = in_;                                                \
         char *io = inout_;                                                   \
-        for (size_t k = 0; k < n; k++, in += sizeof(V) + sizeof(int),        \
-                    io += sizeof(V) + sizeof(int)) {                         \
+        for (size_t k = 0; k < n; k++, in += sizeof(V) + sizeof(I),        \
+                    io += sizeof(V) + sizeof(I)) {                         \
             struct pair_##sfx a, b;                                          \
             memcpy(&a.v, in, sizeof(V));                                     \
-            memcpy(&a.i, in + sizeof(V), sizeof(int));                       \
+            memcpy(&a.i, in + sizeof(V), sizeof(I));                       \
             memcpy(&b.v, io, sizeof(V));                                     \
-            memcpy(&b.i, io + sizeof(V), sizeof(int));                       \
+            memcpy(&b.i, io + sizeof(V), sizeof(I));                       \
             maxloc_##sfx(&a, &b, 1);                                         \
             memcpy(io, &b.v, sizeof(V));                                     \
-            memcpy(io + sizeof(V), &b.i, sizeof(int));                       \
+            memcpy(io + sizeof(V), &b.i, sizeof(I));                       \
         }                                                                    \
     }                                                                        \
     static void minloc_packed_##sfx(const void *in_, void *inout_, size_t n) \
     {                                                                        \
         const char *in = in_;                                                \
         char *io = inout_;                                                   \
-        for (size_t k = 0; k < n; k++, in += sizeof(V) + sizeof(int),        \
-                    io += sizeof(V) + sizeof(int)) {                         \
+        for (size_t k = 0; k < n; k++, in += sizeof(V) + sizeof(I),        \
+                    io += sizeof(V) + sizeof(I)) {                         \
             struct pair_##sfx a, b;                                          \
             memcpy(&a.v, in, sizeof(V));                                     \
-            memcpy(&a.i, in + sizeof(V), sizeof(int));                       \
+            memcpy(&a.i, in + sizeof(V), sizeof(I));                       \
             memcpy(&b.v, io, sizeof(V));                                     \
-            memcpy(&b.i, io + sizeof(V), sizeof(int));                       \
+            memcpy(&b.i, io + sizeof(V), sizeof(I));                       \
             minloc_##sfx(&a, &b, 1);                                         \
             memcpy(io, &b.v, sizeof(V));                                     \
-            memcpy(io + sizeof(V), &b.i, sizeof(int));                       \
+            memcpy(io + sizeof(V), &b.i, sizeof(I));                       \
         }                                                                    \
     }
 
-PAIR(float_int, float)
-PAIR(double_int, double)
-PAIR(long_int, long)
-PAIR(2int, int)
-PAIR(short_int, short)
-PAIR(ldouble_int, long double)
+PAIR(float_int, float, int)
+PAIR(double_int, double, int)
+PAIR(long_int, long, int)
+PAIR(2int, int, int)
+PAIR(short_int, short, int)
+PAIR(ldouble_int, long double, int)
+PAIR(2flt, float, float)
+PAIR(2dbl, double, double)
 
 #define INTS(E, S, B)                                                        \
     [FARO_OP_MAX][E] = max_##S, [FARO_OP_MIN][E] = min_##S,                  \
@@ -168,6 +175,9 @@ faro_op_kernel *const faro_op_kernels[FARO_OP_MINLOC + 1][FARO_E_N] = {
     INTS(FARO_E_I16, i16, 16),  INTS(FARO_E_U16, u16, 16),
     INTS(FARO_E_I32, i32, 32),  INTS(FARO_E_U32, u32, 32),
     INTS(FARO_E_I64, i64, 64),  INTS(FARO_E_U64, u64, 64),
+#ifdef __SIZEOF_INT128__
+    INTS(FARO_E_I128, i128, 128),
+#endif
     [FARO_OP_LAND][FARO_E_BOOL] = land_8, [FARO_OP_LOR][FARO_E_BOOL] = lor_8,
     [FARO_OP_LXOR][FARO_E_BOOL] = lxor_8,
     FLOATS(FARO_E_FLT, flt),    FLOATS(FARO_E_DBL, dbl),    FLOATS(FARO_E_LDBL, ldbl),
@@ -176,6 +186,7 @@ faro_op_kernel *const faro_op_kernels[FARO_OP_MINLOC + 1][FARO_E_N] = {
     PAIRS(FARO_E_FLOAT_INT, float_int),     PAIRS(FARO_E_DOUBLE_INT, double_int),
     PAIRS(FARO_E_LONG_INT, long_int),       PAIRS(FARO_E_2INT, 2int),
     PAIRS(FARO_E_SHORT_INT, short_int),     PAIRS(FARO_E_LDOUBLE_INT, ldouble_int),
+    PAIRS(FARO_E_2FLT, 2flt),               PAIRS(FARO_E_2DBL, 2dbl),
 };
 
 #define PACKED(E, S) [0][E] = maxloc_packed_##S, [1][E] = minloc_packed_##S
@@ -183,4 +194,5 @@ faro_op_kernel *const faro_op_packed_pair_kernels[2][FARO_E_N] = {
     PACKED(FARO_E_FLOAT_INT, float_int),   PACKED(FARO_E_DOUBLE_INT, double_int),
     PACKED(FARO_E_LONG_INT, long_int),     PACKED(FARO_E_2INT, 2int),
     PACKED(FARO_E_SHORT_INT, short_int),   PACKED(FARO_E_LDOUBLE_INT, ldouble_int),
+    PACKED(FARO_E_2FLT, 2flt),             PACKED(FARO_E_2DBL, 2dbl),
 };

@@ -3,8 +3,8 @@
  * MPI_Pack_size, addresses).
  *
  * The packed stream of count elements is, element after element, the bytes
- * of each element's segments in typemap order. A dense type is one memcpy.
- * Otherwise whole elements go run by run (a run is n equal segments at a fixed
+ * of each element's pieces in typemap order. A dense type is one memcpy.
+ * Otherwise whole elements go run by run (a run is n equal pieces at a fixed
  * stride, copied by a loop specialised for small sizes), a type that is a
  * single run whose elements follow each other at that stride is one run for
  * all elements, and only a partial first or last element looks its position
@@ -22,7 +22,7 @@ static inline char *at(const void *p, MPI_Aint off)
     return (char *)((uintptr_t)p + (uintptr_t)off);
 }
 
-/* n segments of len bytes at stride in the typed buffer <-> contiguous stream. */
+/* n pieces of len bytes at stride in the typed buffer <-> contiguous stream. */
 #define RUN_LOOP(LEN)                                                          \
     do {                                                                       \
         if (unpack)                                                            \
@@ -119,7 +119,7 @@ static char *part_element(char *base, MPI_Datatype t, size_t q, size_t n, char *
         const struct faro_run *r = &t->run[k];
         size_t in = q - r->pos, i = in / r->len, b = in % r->len;
         char *seg = base + r->off + (MPI_Aint)i * r->stride;
-        if (b) { /* finish a segment begun before */
+        if (b) { /* finish a piece begun before */
             size_t m = r->len - b < n ? r->len - b : n;
             copy_bytes(seg + b, stream, m, unpack);
             stream += m, n -= m, q += m, i++, seg += r->stride;
@@ -130,7 +130,7 @@ static char *part_element(char *base, MPI_Datatype t, size_t q, size_t n, char *
             n -= full * r->len, q += full * r->len, i += full;
             seg += (MPI_Aint)full * r->stride;
         }
-        if (n > 0 && i < r->n) { /* the stream ends inside this segment */
+        if (n > 0 && i < r->n) { /* the stream ends inside this piece */
             copy_bytes(seg, stream, n, unpack);
             stream += n;
             n = 0;
@@ -146,7 +146,7 @@ static void walk(const void *buf, MPI_Datatype t, size_t pos, size_t n, const vo
     if (n == 0 || t->size == 0)
         return;
     if (t->dense) {
-        copy_bytes(at(buf, t->seg[0].off + (MPI_Aint)pos), stream, n, unpack);
+        copy_bytes(at(buf, t->run[0].off + (MPI_Aint)pos), stream, n, unpack);
         return;
     }
     size_t e = pos / t->size, q = pos % t->size;
@@ -200,7 +200,7 @@ int faro_type_iov(const void *buf, MPI_Datatype t, size_t pos, size_t n, struct 
         return 0;
     }
     if (t->dense) {
-        iov_add(&o, at(buf, t->seg[0].off + (MPI_Aint)pos), n);
+        iov_add(&o, at(buf, t->run[0].off + (MPI_Aint)pos), n);
         *covered = n;
         return 1;
     }

@@ -158,6 +158,7 @@ static int check_grid(const char *fn, MPI_Comm comm, int ndims, const int dims[]
 int faro_topo_comm(const char *fn, MPI_Comm comm_old, int cells, struct faro_topo *t,
                    MPI_Comm *out)
 {
+    FARO_LOCKED; /* objects and context ids are shared with other threads */
     int in = comm_old->rank < cells;
     int *world = in ? malloc((size_t)cells * sizeof(int)) : NULL;
     if (world)
@@ -329,6 +330,7 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
 #pragma weak MPI_Cart_sub = PMPI_Cart_sub
 int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
+    FARO_LOCKED; /* objects and context ids are shared with other threads */
     static const char fn[] = "MPI_Cart_sub";
     CHECK_CART(fn, comm);
     const struct faro_topo *t = comm->topo;

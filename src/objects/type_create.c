@@ -6,192 +6,12 @@
  * without them the bounds are those of the data, and MPI_Type_create_struct
  * pads the extent to the largest alignment of its basic types.
  */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "objects/type_build.h"
 #include "runtime/thread.h"
-
-/* ---- the builder ---- */
-
-void tb_init(struct faro_tbuild *b)
-{
-    memset(b, 0, sizeof *b);
-    b->align = 1;
-}
-
-void tb_discard(struct faro_tbuild *b)
-{
-    free(b->seg);
-    b->seg = NULL;
-}
-
-static inline void put_seg(struct faro_tbuild *b, MPI_Aint off, size_t len)
-{
-    if (b->nseg) {
-        struct faro_seg *last = &b->seg[b->nseg - 1];
-        if (last->off + (MPI_Aint)last->len == off) {
-            last->len += len;
-            return;
-        }
-    }
-    if (b->nseg == b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 8;
-        struct faro_seg *s = realloc(b->seg, cap * sizeof *s);
-        if (!s) {
-            b->oom = 1;
-            return;
-        }
-        b->seg = s;
-        b->cap = cap;
-    }
-    b->seg[b->nseg++] = (struct faro_seg){off, len};
-}
-
-void tb_add(struct faro_tbuild *b, MPI_Datatype t, MPI_Aint disp, size_t n, MPI_Aint stride)
-{
-    if (n == 0 || b->oom)
-        return;
-    MPI_Aint span = (MPI_Aint)(n - 1) * stride;
-    MPI_Aint dmin = disp + (span < 0 ? span : 0), dmax = disp + (span > 0 ? span : 0);
-    MPI_Aint ub = t->lb + t->extent;
-    if (t->explicit_lb) {
-        b->xlb = b->xl ? (b->xlb < dmin + t->lb ? b->xlb : dmin + t->lb) : dmin + t->lb;
-        b->xl = 1;
-    }
-    if (t->explicit_ub) {
-        b->xub = b->xu ? (b->xub > dmax + ub ? b->xub : dmax + ub) : dmax + ub;
-        b->xu = 1;
-    }
-    if (t->size > 0 || t->explicit_lb || t->explicit_ub) {
-        if (!t->explicit_lb || !t->explicit_ub) { /* data bounds where no marker says */
-            MPI_Aint lo = dmin + t->lb, hi = dmax + ub;
-            b->elb = b->have_e && b->elb < lo ? b->elb : lo;
-            b->eub = b->have_e && b->eub > hi ? b->eub : hi;
-            b->have_e = 1;
-        }
-    }
-    if (t->size > 0) {
-        MPI_Aint lo = dmin + t->true_lb, hi = dmax + t->true_lb + t->true_extent;
-        b->tlb = b->have_t && b->tlb < lo ? b->tlb : lo;
-        b->tub = b->have_t && b->tub > hi ? b->tub : hi;
-        b->have_t = 1;
-        if (!b->basic && !b->mixed)
-            b->basic = t->basic;
-        else if (b->basic != t->basic)
-            b->mixed = 1;
-        if (!t->basic)
-            b->mixed = 1;
-    }
-    if (t->align > b->align)
-        b->align = t->align;
-    b->size += n * t->size;
-    b->nbasic += (long long)n * t->nbasic;
-    if (t->dense && t->size > 0) { /* each copy is one piece */
-        for (size_t i = 0; i < n && !b->oom; i++)
-            put_seg(b, disp + (MPI_Aint)i * stride + t->seg[0].off, t->size);
-        return;
-    }
-    for (size_t i = 0; i < n && !b->oom; i++) {
-        MPI_Aint d = disp + (MPI_Aint)i * stride;
-        for (int s = 0; s < t->nseg; s++)
-            put_seg(b, d + t->seg[s].off, t->seg[s].len);
-    }
-}
-
-/* Group the segments into runs (equal lengths at a fixed stride). */
-int faro_type_layout(MPI_Datatype t)
-{
-    size_t nrun = 0, pos = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        nrun = 0;
-        pos = 0;
-        for (int i = 0; i < t->nseg;) {
-            const struct faro_seg *s = &t->seg[i];
-            int j = i + 1;
-            MPI_Aint stride = (MPI_Aint)s->len;
-            if (j < t->nseg && t->seg[j].len == s->len) {
-                stride = t->seg[j].off - s->off;
-                while (j < t->nseg && t->seg[j].len == s->len &&
-                       t->seg[j].off - t->seg[j - 1].off == stride)
-                    j++;
-            }
-            if (pass == 1)
-                t->run[nrun] = (struct faro_run){.off = s->off, .stride = stride, .len = s->len,
-                                                 .n = (size_t)(j - i), .pos = pos};
-            pos += (size_t)(j - i) * s->len;
-            nrun++;
-            i = j;
-        }
-        if (pass == 0) {
-            t->run = malloc((nrun ? nrun : 1) * sizeof *t->run);
-            if (!t->run)
-                return -1;
-        }
-    }
-    t->nrun = (int)nrun;
-    t->dense = t->size == 0 || (t->nseg == 1 && t->extent >= 0 && (size_t)t->extent == t->size);
-    t->contig = t->dense && (t->nseg == 0 || t->seg[0].off == 0);
-    return 0;
-}
-
-MPI_Datatype tb_finish(struct faro_tbuild *b, int pad_struct, int resized, MPI_Aint rlb,
-                       MPI_Aint rextent, struct faro_type_contents *contents)
-{
-    MPI_Datatype t = NULL;
-    if (b->oom || b->nseg > INT_MAX || !contents || !(t = faro_type_alloc()))
-        goto fail;
-    if (resized) {
-        t->lb = rlb;
-        t->extent = rextent;
-        t->explicit_lb = t->explicit_ub = 1;
-    } else {
-        MPI_Aint lb = b->xl ? b->xlb : b->have_e ? b->elb : 0;
-        MPI_Aint ub = b->xu ? b->xub : b->have_e ? b->eub : 0;
-        if (b->xl && !b->xu && b->have_e && b->eub < lb)
-            ub = lb;
-        MPI_Aint ext = ub - lb;
-        if (pad_struct && !b->xu && b->align > 1 && ext % (MPI_Aint)b->align)
-            ext += (MPI_Aint)b->align - ext % (MPI_Aint)b->align;
-        t->lb = lb;
-        t->extent = ext;
-        t->explicit_lb = b->xl;
-        t->explicit_ub = b->xu;
-    }
-    t->size = b->size;
-    t->nbasic = b->nbasic;
-    t->true_lb = b->have_t ? b->tlb : 0;
-    t->true_extent = b->have_t ? b->tub - b->tlb : 0;
-    t->basic = b->mixed ? NULL : b->basic;
-    t->align = b->align;
-    t->nseg = (int)b->nseg;
-    /* an empty type still has seg[0] = {0, 0}: users of a dense type read seg[0].off */
-    t->seg = b->nseg ? realloc(b->seg, b->nseg * sizeof *b->seg) : calloc(1, sizeof *b->seg);
-    if (!t->seg)
-        t->seg = b->seg;
-    else if (!b->nseg)
-        free(b->seg);
-    b->seg = NULL;
-    if (!t->seg || faro_type_layout(t) != 0) {
-        free(t->seg);
-        t->seg = NULL;
-        t->refs = 1;
-        t->freed = 1;
-        faro_type_release(t);
-        t = NULL;
-        goto fail;
-    }
-    for (int i = 0; i < contents->nt; i++)
-        faro_type_retain(contents->types[i]);
-    t->contents = contents;
-    return t;
-fail:
-    tb_discard(b);
-    free(contents);
-    return NULL;
-}
 
 /* ---- argument checks ---- */
 
@@ -232,8 +52,13 @@ static int bad_old(const char *fn, MPI_Datatype t, const char *what)
             return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: newtype is NULL", fn);        \
     } while (0)
 
-static int done(const char *fn, MPI_Datatype t, MPI_Datatype *newtype)
+/* The end of every constructor: the type made by tb_finish (NULL: why in b). */
+static int done(const char *fn, const struct faro_tbuild *b, MPI_Datatype t,
+                MPI_Datatype *newtype)
 {
+    if (!t && b->toobig)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: the type would hold more bytes than "
+                        "MPI_Count can count (2^63 - 1)", fn);
     if (!t)
         return faro_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory flattening the type",
                         fn);
@@ -259,7 +84,7 @@ int PMPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype)
         c->ints[0] = count;
         c->types[0] = old;
     }
-    return done(fn, tb_finish(&b, 0, 0, 0, 0, c), newtype);
+    return done(fn, &b, tb_finish(&b, 0, 0, 0, 0, c), newtype);
 }
 
 static int hvector(const char *fn, int combiner, int count, int blocklength, MPI_Aint stride,
@@ -271,8 +96,7 @@ static int hvector(const char *fn, int combiner, int count, int blocklength, MPI
     CHECK_OUT(fn, newtype);
     struct faro_tbuild b;
     tb_init(&b);
-    for (int i = 0; i < count; i++)
-        tb_add(&b, old, (MPI_Aint)i * stride, (size_t)blocklength, old->extent);
+    tb_add_blocks(&b, old, 0, (size_t)count, stride, (size_t)blocklength);
     struct faro_type_contents *c =
         faro_tc_new(combiner, combiner == MPI_COMBINER_VECTOR ? 3 : 2,
                     combiner == MPI_COMBINER_VECTOR ? 0 : 1, 1);
@@ -285,7 +109,7 @@ static int hvector(const char *fn, int combiner, int count, int blocklength, MPI
             c->aints[0] = stride;
         c->types[0] = old;
     }
-    return done(fn, tb_finish(&b, 0, 0, 0, 0, c), newtype);
+    return done(fn, &b, tb_finish(&b, 0, 0, 0, 0, c), newtype);
 }
 
 #pragma weak MPI_Type_vector = PMPI_Type_vector
@@ -358,7 +182,7 @@ static int indexed(const char *fn, int combiner, int count, const int *blockleng
             memcpy(c->aints, adisp, (size_t)count * sizeof *adisp);
         c->types[0] = old;
     }
-    return done(fn, tb_finish(&b, 0, 0, 0, 0, c), newtype);
+    return done(fn, &b, tb_finish(&b, 0, 0, 0, 0, c), newtype);
 }
 
 #pragma weak MPI_Type_indexed = PMPI_Type_indexed
@@ -433,7 +257,7 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
         memcpy(c->aints, array_of_displacements, (size_t)count * sizeof(MPI_Aint));
         memcpy(c->types, array_of_types, (size_t)count * sizeof(MPI_Datatype));
     }
-    return done(fn, tb_finish(&b, 1, 0, 0, 0, c), newtype);
+    return done(fn, &b, tb_finish(&b, 1, 0, 0, 0, c), newtype);
 }
 
 #pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
@@ -453,39 +277,64 @@ int PMPI_Type_create_resized(MPI_Datatype old, MPI_Aint lb, MPI_Aint extent,
         c->aints[1] = extent;
         c->types[0] = old;
     }
-    return done(fn, tb_finish(&b, 0, 1, lb, extent, c), newtype);
+    return done(fn, &b, tb_finish(&b, 0, 1, lb, extent, c), newtype);
 }
 
 /* ---- arrays: subarray and darray ---- */
 
-/* Add the elements of an ndims array selection: along dimension k (C order:
- * the last varies fastest) the selected indices are idx[k][0..cnt[k]); the
- * element at index tuple i lies at linear offset sum i_k * mult[k]. */
-static void add_selection(struct faro_tbuild *b, MPI_Datatype old, int ndims, int **idx,
-                          const int *cnt, const MPI_Aint *mult)
+/* The selected indices of one dimension: runs of consecutive ones. */
+struct span {
+    int first, n;
+};
+
+/* Add the elements of an ndims array selection in C order (the last
+ * dimension varies fastest): along dimension k the selected indices are the
+ * spans sp[k][0..ns[k]); the element at index tuple i lies at element offset
+ * sum i_k * mult[k] (mult[ndims - 1] = 1). Rows of the last two dimensions go
+ * to the builder as blocks, so a selection costs its number of spans and of
+ * outer indices, not its number of elements. */
+static void add_selection(struct faro_tbuild *b, MPI_Datatype old, int ndims,
+                          struct span **sp, const int *ns, const MPI_Aint *mult)
 {
     for (int k = 0; k < ndims; k++)
-        if (cnt[k] == 0)
+        if (ns[k] == 0)
             return;
-    int last = ndims - 1;
-    int pos[ndims];
-    memset(pos, 0, sizeof pos);
+    int last = ndims - 1, rows = ndims - 2; /* rows: the dimension of the rows, if any */
+    MPI_Aint ext = old->extent;
+    int si[ndims > 1 ? ndims : 1], off[ndims > 1 ? ndims : 1]; /* the odometer of outer indices */
+    memset(si, 0, sizeof si);
+    memset(off, 0, sizeof off);
     for (;;) {
         MPI_Aint base = 0;
-        for (int k = 0; k < last; k++)
-            base += (MPI_Aint)idx[k][pos[k]] * mult[k];
-        /* the fastest dimension: runs of consecutive indices as one add */
-        for (int j = 0; j < cnt[last];) {
-            int e = j + 1;
-            while (e < cnt[last] && idx[last][e] == idx[last][e - 1] + 1)
-                e++;
-            tb_add(b, old, (base + (MPI_Aint)idx[last][j] * mult[last]) * old->extent,
-                   (size_t)(e - j), old->extent);
-            j = e;
+        for (int k = 0; k < rows; k++)
+            base += ((MPI_Aint)sp[k][si[k]].first + off[k]) * mult[k];
+        if (ndims == 1) {
+            for (int j = 0; j < ns[last]; j++)
+                tb_add(b, old, (base + sp[last][j].first) * ext, (size_t)sp[last][j].n, ext);
+        } else {
+            for (int r = 0; r < ns[rows]; r++) {
+                const struct span *row = &sp[rows][r];
+                MPI_Aint first = base + (MPI_Aint)row->first * mult[rows];
+                if (ns[last] == 1) { /* each row one span: the rows are blocks */
+                    tb_add_blocks(b, old, (first + sp[last][0].first) * ext, (size_t)row->n,
+                                  mult[rows] * ext, (size_t)sp[last][0].n);
+                    continue;
+                }
+                for (int i = 0; i < row->n; i++)
+                    for (int j = 0; j < ns[last]; j++)
+                        tb_add(b, old, (first + i * mult[rows] + sp[last][j].first) * ext,
+                               (size_t)sp[last][j].n, ext);
+            }
         }
-        int k = last - 1;
-        while (k >= 0 && ++pos[k] == cnt[k])
-            pos[k--] = 0;
+        int k = rows - 1;
+        for (; k >= 0; k--) { /* next outer index tuple */
+            if (++off[k] < sp[k][si[k]].n)
+                break;
+            off[k] = 0;
+            if (++si[k] < ns[k])
+                break;
+            si[k] = 0;
+        }
         if (k < 0)
             break;
     }
@@ -514,31 +363,20 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
                             "1 <= subsize <= size, 0 <= start <= size - subsize)",
                             fn, k, sizes[k], subsizes[k], starts[k]);
     /* in C order as given; Fortran order is C order with the dimensions reversed */
-    int *idx[ndims], cnt[ndims];
+    struct span spans[ndims], *sp[ndims];
+    int ns[ndims];
     MPI_Aint mult[ndims], total = 1;
-    long long nidx = 0;
-    for (int k = 0; k < ndims; k++)
-        nidx += subsizes[k];
-    int *all = malloc(sizeof(int) * (size_t)nidx);
-    if (!all)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    int *p = all;
-    for (int j = 0; j < ndims; j++) {
-        int k = order == MPI_ORDER_C ? j : ndims - 1 - j;
-        idx[j] = p;
-        cnt[j] = subsizes[k];
-        for (int i = 0; i < subsizes[k]; i++)
-            *p++ = starts[k] + i;
-    }
     for (int j = ndims - 1; j >= 0; j--) {
         int k = order == MPI_ORDER_C ? j : ndims - 1 - j;
+        spans[j] = (struct span){starts[k], subsizes[k]};
+        sp[j] = &spans[j];
+        ns[j] = 1;
         mult[j] = total;
         total *= sizes[k];
     }
     struct faro_tbuild b;
     tb_init(&b);
-    add_selection(&b, old, ndims, idx, cnt, mult);
-    free(all);
+    add_selection(&b, old, ndims, sp, ns, mult);
     struct faro_type_contents *c = faro_tc_new(MPI_COMBINER_SUBARRAY, 3 * ndims + 2, 0, 1);
     if (c) {
         c->ints[0] = ndims;
@@ -548,12 +386,13 @@ int PMPI_Type_create_subarray(int ndims, const int sizes[], const int subsizes[]
         c->ints[1 + 3 * ndims] = order;
         c->types[0] = old;
     }
-    return done(fn, tb_finish(&b, 0, 1, 0, total * old->extent, c), newtype);
+    return done(fn, &b, tb_finish(&b, 0, 1, 0, total * old->extent, c), newtype);
 }
 
-/* Indices of a dimension of gsize that process coordinate r of p owns. */
+/* The spans of a dimension of gsize that process coordinate r of p owns, in
+ * out (NULL: only count them) and their number in *n. */
 static int darray_dim(const char *fn, int k, int gsize, int distrib, int darg, int p, int r,
-                      int *out, int *n)
+                      struct span *out, int *n)
 {
     int m = 0;
     switch (distrib) {
@@ -562,8 +401,9 @@ static int darray_dim(const char *fn, int k, int gsize, int distrib, int darg, i
             return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
                             "%s: dimension %d is MPI_DISTRIBUTE_NONE but psizes[%d] is %d "
                             "(must be 1)", fn, k, k, p);
-        for (int i = 0; i < gsize; i++)
-            out[m++] = i;
+        if (out)
+            out[0] = (struct span){0, gsize};
+        m = 1;
         break;
     case MPI_DISTRIBUTE_BLOCK: {
         long long bsz = darg == MPI_DISTRIBUTE_DFLT_DARG ? (gsize + p - 1) / p : darg;
@@ -571,8 +411,12 @@ static int darray_dim(const char *fn, int k, int gsize, int distrib, int darg, i
             return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
                             "%s: dimension %d: block size %lld times %d processes does not "
                             "cover %d elements", fn, k, bsz, p, gsize);
-        for (long long i = r * bsz; i < (r + 1) * bsz && i < gsize; i++)
-            out[m++] = (int)i;
+        long long first = r * bsz, end = first + bsz < gsize ? first + bsz : gsize;
+        if (first < end) {
+            if (out)
+                out[0] = (struct span){(int)first, (int)(end - first)};
+            m = 1;
+        }
         break;
     }
     case MPI_DISTRIBUTE_CYCLIC: {
@@ -581,9 +425,10 @@ static int darray_dim(const char *fn, int k, int gsize, int distrib, int darg, i
             return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
                             "%s: dimension %d: cyclic block size %d must be positive", fn, k,
                             darg);
-        for (long long start = r * bsz; start < gsize; start += bsz * p)
-            for (long long i = start; i < start + bsz && i < gsize; i++)
-                out[m++] = (int)i;
+        for (long long start = r * bsz; start < gsize; start += bsz * p, m++)
+            if (out)
+                out[m] = (struct span){(int)start,
+                                       (int)(start + bsz < gsize ? bsz : gsize - start)};
         break;
     }
     default:
@@ -614,14 +459,13 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[],
                         "%s: order %d is neither MPI_ORDER_C nor MPI_ORDER_FORTRAN", fn, order);
     CHECK_OLD(fn, old);
     CHECK_OUT(fn, newtype);
-    long long procs = 1, nidx = 0;
+    long long procs = 1;
     for (int k = 0; k < ndims; k++) {
         if (gsizes[k] <= 0 || psizes[k] <= 0)
             return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
                             "%s: gsizes[%d] = %d and psizes[%d] = %d must be positive", fn, k,
                             gsizes[k], k, psizes[k]);
         procs *= psizes[k];
-        nidx += gsizes[k];
     }
     if (procs != size)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
@@ -632,21 +476,27 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[],
         coord[k] = r % psizes[k];
         r /= psizes[k];
     }
-    int *all = malloc(sizeof(int) * (size_t)nidx), *idx[ndims], cnt[ndims];
+    /* in C order (dimension j); spans counted first, then filled in */
+    int ns[ndims];
+    long long nspan = 0;
+    for (int j = 0; j < ndims; j++) {
+        int k = order == MPI_ORDER_C ? j : ndims - 1 - j;
+        int rc = darray_dim(fn, k, gsizes[k], distribs[k], dargs[k], psizes[k], coord[k], NULL,
+                            &ns[j]);
+        if (rc)
+            return rc;
+        nspan += ns[j];
+    }
+    struct span *all = malloc(sizeof *all * (size_t)(nspan ? nspan : 1)), *sp[ndims];
     MPI_Aint mult[ndims], total = 1;
     if (!all)
         return faro_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    int *p = all;
+    struct span *p = all;
     for (int j = 0; j < ndims; j++) {
         int k = order == MPI_ORDER_C ? j : ndims - 1 - j;
-        idx[j] = p;
-        int rc = darray_dim(fn, k, gsizes[k], distribs[k], dargs[k], psizes[k], coord[k], p,
-                            &cnt[j]);
-        if (rc) {
-            free(all);
-            return rc;
-        }
-        p += cnt[j];
+        sp[j] = p;
+        darray_dim(fn, k, gsizes[k], distribs[k], dargs[k], psizes[k], coord[k], p, &ns[j]);
+        p += ns[j];
     }
     for (int j = ndims - 1; j >= 0; j--) {
         int k = order == MPI_ORDER_C ? j : ndims - 1 - j;
@@ -655,7 +505,7 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[],
     }
     struct faro_tbuild b;
     tb_init(&b);
-    add_selection(&b, old, ndims, idx, cnt, mult);
+    add_selection(&b, old, ndims, sp, ns, mult);
     free(all);
     struct faro_type_contents *c = faro_tc_new(MPI_COMBINER_DARRAY, 4 * ndims + 4, 0, 1);
     if (c) {
@@ -668,5 +518,5 @@ int PMPI_Type_create_darray(int size, int rank, int ndims, const int gsizes[],
         in[3 + 4 * ndims] = order;
         c->types[0] = old;
     }
-    return done(fn, tb_finish(&b, 0, 1, 0, total * old->extent, c), newtype);
+    return done(fn, &b, tb_finish(&b, 0, 1, 0, total * old->extent, c), newtype);
 }

@@ -14,6 +14,10 @@
  *   DATA       one pipeline fragment at an offset of the receiver's request
  *   FIN        receiver -> sender: the get finished, the send is complete
  *   ACK        receiver -> sender: a synchronous eager send was matched
+ *   CTS_PUT    receiver -> sender: matched, put the data into this buffer
+ *              (address, length, and the remote key as the payload)
+ *   PUT_DONE   sender -> receiver: the puts completed (remote completion), the
+ *              data is in the receive buffer
  */
 #ifndef FARO_P2P_HEADER_H
 #define FARO_P2P_HEADER_H
@@ -31,6 +35,8 @@ enum faro_am_kind {
     FARO_AM_DATA,
     FARO_AM_FIN,
     FARO_AM_ACK,
+    FARO_AM_CTS_PUT,
+    FARO_AM_PUT_DONE,
     FARO_AM_NKINDS
 };
 
@@ -62,15 +68,23 @@ struct faro_hdr_cts {
     uint64_t sreq, rreq;
 };
 
+struct faro_hdr_cts_put {
+    uint64_t sreq, rreq;
+    uint64_t raddr;   /* the receive buffer */
+    uint64_t len;     /* bytes to put there (the message, cut to the buffer) */
+    uint64_t rkey_len;/* the key is the payload; 0: nothing to put */
+};
+
 struct faro_hdr_data {
     uint64_t rreq;    /* for EAGER_CONT: unused */
     uint64_t offset;
 };
 
 struct faro_hdr_ack {
-    uint64_t sreq;    /* FIN and ACK */
+    uint64_t sreq;    /* FIN and ACK; the receiver's request for PUT_DONE */
 };
 
 _Static_assert(sizeof(struct faro_hdr_rts) <= FARO_TP_MAX_HDR, "RTS header too large");
+_Static_assert(FARO_AM_NKINDS <= FARO_TP_MAX_KINDS, "more kinds than a transport carries");
 
 #endif

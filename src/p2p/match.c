@@ -83,6 +83,11 @@ void faro_mq_free_all(void)
 
 int faro_mq_drop(uint32_t ctx)
 {
+    return faro_mq_drop_peer(ctx, -1);
+}
+
+int faro_mq_drop_peer(uint32_t ctx, int peer)
+{
     if (ctx >= mq_cap || !mq_table[ctx])
         return 0;
     struct faro_mq *q = mq_table[ctx];
@@ -92,7 +97,8 @@ int faro_mq_drop(uint32_t ctx)
         struct faro_unexp *u = q->unexp;
         q->unexp = u->next;
         u->next = NULL;
-        if (u->kind == FARO_AM_EAGER && u->have < u->h.m.len) {
+        if ((peer >= 0 && u->peer != peer) ||
+            (u->kind == FARO_AM_EAGER && u->have < u->h.m.len)) {
             if (tail)
                 tail->next = u;
             else

@@ -19,7 +19,7 @@ struct faro_request;
 struct faro_unexp {
     struct faro_unexp *next;
     unsigned kind;             /* FARO_AM_EAGER or FARO_AM_RTS */
-    int peer;                  /* job rank of the sender */
+    int peer;                  /* the sender: its index in faro.peers */
     struct faro_hdr_rts h;     /* h.m for EAGER */
     char *data;                /* EAGER: the payload so far */
     size_t have;               /* EAGER: bytes arrived */
@@ -41,6 +41,8 @@ void faro_mq_free_all(void);
  * communicator reusing the id cannot receive them. An eager message still
  * taking fragments stays. Returns how many were dropped. */
 int faro_mq_drop(uint32_t ctx);
+/* The same for the messages of one peer only (peer -1: every peer). */
+int faro_mq_drop_peer(uint32_t ctx, int peer);
 
 void faro_mq_post(struct faro_mq *q, struct faro_request *r);
 /* First posted receive matching (src, tag) of an arrived message; removed. */

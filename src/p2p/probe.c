@@ -12,7 +12,8 @@ struct faro_message {
     struct faro_unexp *u;
     MPI_Comm comm;
 };
-struct faro_message faro_mpi_message_no_proc;
+FARO_PREDEFINED_WRAPPER(faro_message, MESSAGE);
+struct faro_message_predefined faro_mpi_message_no_proc;
 
 /* A probe fills source, tag and count; MPI_ERROR stays as the program set it
  * (only the calls that return several statuses write it). */
@@ -40,7 +41,8 @@ static struct faro_unexp *look(MPI_Comm comm, int source, int tag, int take)
 static int check(const char *fn, int source, int tag, MPI_Comm comm)
 {
     /* No buffer or datatype in a probe: check with a harmless one. */
-    return faro_check_p2p(fn, comm, "", 0, MPI_BYTE, source, tag, 1);
+    MPI_Datatype bytes = MPI_BYTE;
+    return faro_check_p2p(fn, comm, "", 0, &bytes, source, tag, 1);
 }
 
 static int make_message(struct faro_unexp *u, MPI_Comm comm, MPI_Message *message)
@@ -141,7 +143,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
         return rc;
     }
     struct faro_message *m = *message;
-    int rc = faro_check_p2p("MPI_Imrecv", m->comm, buf, count, type, MPI_ANY_SOURCE,
+    int rc = faro_check_p2p("MPI_Imrecv", m->comm, buf, count, &type, MPI_ANY_SOURCE,
                             MPI_ANY_TAG, 1);
     if (rc)
         return rc;

@@ -17,24 +17,34 @@ static int internal_type_alive(MPI_Datatype t)
     return t && t->magic == FARO_TYPE_MAGIC && t->committed && (!t->freed || t->refs > 0);
 }
 
+/* *type may change: MPI_DATATYPE_NULL with count 0 is an empty message of MPI_BYTE. */
 static int check_args(const char *fn, MPI_Comm comm, const void *buf, int count,
-                      MPI_Datatype type, int rank, int tag, int is_recv, int internal)
+                      MPI_Datatype *typep, int rank, int tag, int is_recv, int internal)
 {
+    MPI_Datatype type = *typep;
     if (!faro.initialized || faro.finalized)
         faro_fatal(MPI_ERR_OTHER, "%s called %s", fn,
                    faro.finalized ? "after MPI_Finalize" : "before MPI_Init");
-    if (faro_comm_check(comm))
-        return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: %s", fn,
-                        comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL"
-                                              : "argument is not a valid communicator");
+    if (internal ? !faro_comm_alive(comm) : faro_comm_check(comm) != 0)
+        return faro_comm_bad(fn, comm);
     if (count < 0)
         return faro_err(comm, MPI_ERR_COUNT, "%s: count %d is negative", fn, count);
-    if (internal ? !internal_type_alive(type) : faro_type_check(type) != 0)
-        return faro_err(comm, MPI_ERR_TYPE, "%s: %s", fn,
-                        type == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL"
-                                                  : "argument is not a committed datatype");
-    if (!buf && count > 0 && type->size > 0 && type->predefined)
-        return faro_err(comm, MPI_ERR_BUFFER, "%s: buffer is NULL but count is %d", fn, count);
+    if (internal ? !internal_type_alive(type) : faro_type_check(type) != 0) {
+        if (type != MPI_DATATYPE_NULL)
+            return faro_err(comm, MPI_ERR_TYPE, "%s: argument is not a committed datatype", fn);
+        if (count > 0)
+            return faro_err(comm, MPI_ERR_TYPE, "%s: datatype is MPI_DATATYPE_NULL with count "
+                            "%d (a null datatype is accepted only with count 0)", fn, count);
+        *typep = type = MPI_BYTE; /* count 0: an empty message, as MPICH accepts */
+    }
+    if (__builtin_expect((uintptr_t)buf <= (uintptr_t)MPI_IN_PLACE, 0)) { /* NULL or IN_PLACE */
+        if (buf == MPI_IN_PLACE)
+            return faro_err(comm, MPI_ERR_BUFFER, "%s: the buffer is MPI_IN_PLACE, which only "
+                            "collectives take", fn);
+        if (count > 0 && type->size > 0 && type->predefined)
+            return faro_err(comm, MPI_ERR_BUFFER, "%s: buffer is NULL but count is %d", fn,
+                            count);
+    }
     int n = faro_comm_peer_size(comm); /* an intercommunicator's ranks name its remote group */
     int ok_rank = (rank >= 0 && rank < n) || rank == MPI_PROC_NULL ||
                   (is_recv && rank == MPI_ANY_SOURCE);
@@ -50,8 +60,8 @@ static int check_args(const char *fn, MPI_Comm comm, const void *buf, int count,
     return MPI_SUCCESS;
 }
 
-int faro_check_p2p(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype type,
-                   int rank, int tag, int is_recv)
+int faro_check_p2p(const char *fn, MPI_Comm comm, const void *buf, int count,
+                   MPI_Datatype *type, int rank, int tag, int is_recv)
 {
     return check_args(fn, comm, buf, count, type, rank, tag, is_recv, 0);
 }
@@ -96,12 +106,8 @@ int faro_req_start(struct faro_request *r)
     r->inflight = 0;
     r->reg = NULL;
     r->rkey = NULL;
-    if (r->pack_lazy) { /* the last start's pipeline held the type */
-        faro_type_release(r->type);
-        r->pack_lazy = 0;
-    }
-    free(r->tmp);
-    r->tmp = NULL;
+    if (r->tmp) /* a persistent request's last start staged its data */
+        faro_req_unstage(r);
     faro_status_empty(&r->status);
     if (r->rank == MPI_PROC_NULL) {
         r->status.MPI_SOURCE = MPI_PROC_NULL;
@@ -130,7 +136,7 @@ int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
                        FARO_TAG_COLL_MAX + 1);
         check_tag = 0; /* collective tags are negative by design */
     }
-    int rc = check_args(fn, comm, buf, count, type, rank, check_tag, kind == FARO_REQ_RECV,
+    int rc = check_args(fn, comm, buf, count, &type, rank, check_tag, kind == FARO_REQ_RECV,
                         flags & FARO_POST_INTERNAL);
     if (rc)
         return rc;
@@ -146,6 +152,9 @@ int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
     r->persistent = (uint8_t)persistent;
     *out = r;
     if (persistent) {
+        /* Each MPI_Start uses the type: it lives until MPI_Request_free, whatever
+         * the program frees meanwhile (the communicator: faro_req_alloc). */
+        faro_type_retain(type);
         r->complete = 1; /* inactive */
         return MPI_SUCCESS;
     }
@@ -312,7 +321,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int
                           int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     FARO_LOCKED;
-    int rc = faro_check_p2p("MPI_Sendrecv_replace", comm, buf, count, type, dest, sendtag, 0);
+    int rc = faro_check_p2p("MPI_Sendrecv_replace", comm, buf, count, &type, dest, sendtag, 0);
     if (rc)
         return rc;
     size_t bytes = (size_t)count * type->size;

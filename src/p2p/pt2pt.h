@@ -6,8 +6,10 @@
 #include "p2p/request.h"
 #include "runtime/hang.h"
 
-int faro_check_p2p(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype type,
-                   int rank, int tag, int is_recv);
+/* Checks a point-to-point call's arguments; MPI_DATATYPE_NULL with count 0
+ * comes back as MPI_BYTE in *type (an empty message). */
+int faro_check_p2p(const char *fn, MPI_Comm comm, const void *buf, int count,
+                   MPI_Datatype *type, int rank, int tag, int is_recv);
 enum { FARO_POST_PERSISTENT = 1, FARO_POST_INTERNAL = 2 /* collective tag, unchecked */ };
 int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
               MPI_Datatype type, int rank, int tag, MPI_Comm comm, int flags,

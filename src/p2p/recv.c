@@ -21,7 +21,7 @@ static void set_status(struct faro_request *r, const struct faro_hdr_match *m)
     if (m->len > r->len) {
         r->status.MPI_ERROR = MPI_ERR_TRUNCATE;
         r->status.faro_count = (long long)r->len;
-        r->total = m->len; /* what came, for the error message */
+        r->total = m->len; /* the incoming size, for the error message (wait.c) */
     } else {
         r->status.faro_count = (long long)m->len;
     }
@@ -71,7 +71,7 @@ static void get_done(void *arg, int status)
     struct faro_request *r = arg;
     faro.outstanding--;
     if (status < 0)
-        faro_tp_failed(r->peer, "a rendezvous get", status);
+        faro_req_tp_failed(r, "a rendezvous get", status);
     if (--r->inflight == 0)
         get_finish(r);
 }
@@ -84,7 +84,7 @@ static void get_async(struct faro_request *r, struct faro_peer *pe, uint64_t rad
     struct faro_transport *t = pe->t;
     if ((t->attr.caps & FARO_TP_CAP_LOCAL_REG) && n &&
         t->ops->mem_reg(t->tp, r->data, n, FARO_TP_MEM_LOCAL, &r->reg) != FARO_TP_OK)
-        faro_tp_failed(pe->rank, "registering a receive buffer", FARO_TP_ERR);
+        faro_req_tp_failed(r, "registering a receive buffer", FARO_TP_ERR);
     r->inflight = 1; /* held while the pieces are posted */
     for (size_t off = 0; off < n;) {
         size_t k = n - off < t->attr.max_get ? n - off : t->attr.max_get;
@@ -94,7 +94,7 @@ static void get_async(struct faro_request *r, struct faro_peer *pe, uint64_t rad
             r->inflight++;
             faro.outstanding++;
         } else if (rc != FARO_TP_DONE) {
-            faro_tp_failed(pe->rank, "a rendezvous get", rc);
+            faro_req_tp_failed(r, "a rendezvous get", rc);
         }
         off += k;
     }
@@ -178,23 +178,75 @@ static void rndv_pull(struct faro_request *r, struct faro_peer *pe,
     r->landed = r->tmp != NULL;
 }
 
+/* Put: register the landing area and send its key in CTS_PUT; the sender
+ * puts and answers PUT_DONE (on_put_done). A sender that cannot use the key
+ * sends DATA fragments to the same request instead (on_data), so the
+ * pipeline's counters are set too. 0, or -1 when the area cannot be
+ * registered (the caller asks for the pipeline). */
+static int rput_start(struct faro_request *r, struct faro_peer *pe,
+                      const struct faro_hdr_rts *h, size_t n)
+{
+    struct faro_transport *t = pe->t;
+    uint8_t key[FARO_TP_MAX_RKEY];
+    size_t keylen = sizeof key;
+    unsigned flags = FARO_TP_MEM_REMOTE_WRITE |
+                     ((t->attr.caps & FARO_TP_CAP_LOCAL_REG) ? FARO_TP_MEM_LOCAL : 0);
+    if (n && t->ops->mem_reg(t->tp, r->data, n, flags, &r->reg) != FARO_TP_OK)
+        return -1;
+    if (n && t->ops->rkey_pack(t->tp, r->reg, key, &keylen) != FARO_TP_OK) {
+        t->ops->mem_dereg(t->tp, r->reg);
+        r->reg = NULL;
+        return -1;
+    }
+    r->total = h->m.len;
+    r->received = 0;
+    r->landed = 0; /* the put lands in r->data; on_data unpacks fragments itself */
+    struct faro_hdr_cts_put c = {.sreq = h->m.sreq, .rreq = (uintptr_t)r,
+                                 .raddr = (uintptr_t)r->data, .len = n,
+                                 .rkey_len = n ? keylen : 0};
+    faro_send_ctrl_data(pe->rank, FARO_AM_CTS_PUT, &c, sizeof c, key, n ? keylen : 0);
+    return 0;
+}
+
+/* A put or pipeline into a registered receive buffer ended. */
+static void rndv_recv_finish(struct faro_request *r)
+{
+    if (r->reg) {
+        struct faro_transport *t = faro.peers[r->peer].t;
+        t->ops->mem_dereg(t->tp, r->reg);
+        r->reg = NULL;
+    }
+    faro_recv_finish(r);
+}
+
+static void on_put_done(void *core, void *ctx, const void *hdr, size_t hdrlen,
+                        const void *data, size_t len)
+{
+    struct faro_hdr_ack d;
+    memcpy(&d, hdr, sizeof d);
+    rndv_recv_finish((struct faro_request *)(uintptr_t)d.sreq);
+}
+
 /* An RTS met its receive. key: the RTS payload, when the key travels there.
- * With a usable key the receiver reads the data (single copy in the call, or
- * an asynchronous get); otherwise it asks for the pipeline (CTS). A sender
- * that packs progressively has packed everything before its RTS call
- * returned, so the pipeline is a correct fallback for it too. */
+ * With a usable key (and get chosen) the receiver reads the data (single copy
+ * in the call, or an asynchronous get); else, where put is chosen or the
+ * sender sent no key, it offers its buffer for a put (CTS_PUT); otherwise it
+ * asks for the pipeline (CTS). A sender that packs progressively has packed
+ * everything before its RTS call returned, so the other two are correct
+ * fallbacks for it too. */
 static void rndv_matched(struct faro_request *r, int peer, const struct faro_hdr_rts *h,
                          const void *key)
 {
     struct faro_peer *pe = &faro.peers[peer];
     struct faro_transport *t = pe->t;
+    int proto = faro_rndv_choice(&t->attr);
     set_status(r, &h->m);
     r->peer = peer;
     size_t n = (size_t)r->status.faro_count;
     if (!(h->m.flags & FARO_HDR_RKEY_DATA))
         key = h->rkey;
     r->rkey = NULL;
-    if (h->rkey_len && (t->attr.caps & FARO_TP_CAP_GET) &&
+    if (h->rkey_len && proto == FARO_RNDV_GET &&
         t->ops->rkey_unpack(t->tp, pe->ep, key, h->rkey_len, &r->rkey) != FARO_TP_OK)
         r->rkey = NULL;
     faro_trace("rendezvous from rank %d (context %u, tag %d, %zu of %llu bytes): %s", peer,
@@ -213,9 +265,12 @@ static void rndv_matched(struct faro_request *r, int peer, const struct faro_hdr
         get_async(r, pe, h->raddr, n);
         return;
     }
+    r->rreq = h->m.sreq;
+    if (proto != FARO_RNDV_PIPELINE && (t->attr.caps & FARO_TP_CAP_PUT) &&
+        rput_start(r, pe, h, n) == 0)
+        return;
     r->total = h->m.len;
     r->received = 0;
-    r->landed = r->tmp != NULL; /* on_data unpacks each fragment */
     struct faro_hdr_cts c = {.sreq = h->m.sreq, .rreq = (uintptr_t)r};
     faro_send_ctrl(peer, FARO_AM_CTS, &c, sizeof c);
 }
@@ -260,12 +315,13 @@ static void on_data(void *core, void *ctx, const void *hdr, size_t hdrlen, const
         if (d.offset < r->len)
             faro_type_unpack_range(data, r->type, d.offset,
                                    len < r->len - d.offset ? len : r->len - d.offset, r->ubuf);
+        r->landed = 1;
     } else if (data != r->data + d.offset) { /* not already placed by the transport */
         copy_in(r, d.offset, data, len);
     }
     r->received += len;
     if (r->received == r->total)
-        faro_recv_finish(r);
+        rndv_recv_finish(r);
 }
 
 /* ---- eager ---- */
@@ -407,4 +463,5 @@ void faro_recv_handlers(struct faro_transport *t)
     t->ops->set_handler(t->tp, FARO_AM_EAGER_CONT, on_eager_cont);
     t->ops->set_handler(t->tp, FARO_AM_RTS, on_rts);
     t->ops->set_handler(t->tp, FARO_AM_DATA, on_data);
+    t->ops->set_handler(t->tp, FARO_AM_PUT_DONE, on_put_done);
 }

@@ -12,7 +12,8 @@ enum faro_req_kind {
     FARO_REQ_SEND, FARO_REQ_RECV,
     FARO_REQ_DONE, /* born complete */
     FARO_REQ_GREQ, /* generalized: completed by the program (grequest.c) */
-    FARO_REQ_COLL  /* nonblocking collective: ctx is its schedule (coll/nbc_sched.c) */
+    FARO_REQ_COLL, /* nonblocking collective: ctx is its schedule (coll/nbc_sched.c) */
+    FARO_REQ_COMM  /* MPI_Comm_idup: ctx is the new communicator (objects/comm.c) */
 };
 enum faro_send_mode { FARO_MODE_STANDARD, FARO_MODE_SYNC, FARO_MODE_READY, FARO_MODE_BUFFERED };
 
@@ -21,7 +22,7 @@ enum faro_send_mode { FARO_MODE_STANDARD, FARO_MODE_SYNC, FARO_MODE_READY, FARO_
 struct faro_request {
     uint32_t magic;
     uint8_t kind, mode;
-    uint8_t persistent;    /* Send_init/Recv_init: survives completion */
+    uint8_t persistent;    /* Send_init/Recv_init: survives completion, holds its type */
     uint8_t active;        /* persistent: started and not yet waited */
     uint8_t user_freed;    /* MPI_Request_free while in flight: release on completion */
     uint8_t internal;      /* owned by the library (buffered send), not the user */
@@ -48,7 +49,8 @@ struct faro_request {
     /* rendezvous */
     uint64_t rreq;         /* the receiver's request (pipeline) */
     size_t off;            /* next byte to send (pipeline) */
-    size_t total, received;/* receive side of a pipeline */
+    size_t total, received;/* receive side of a pipeline; total: also the size of a
+                            * truncated message */
     int inflight;
     faro_tp_mem_t *reg;    /* sender: the registration the receiver reads from */
     faro_tp_rkey_t *rkey;  /* receiver: the sender's key, while gets are under way */
@@ -60,9 +62,18 @@ struct faro_request {
 
 struct faro_request *faro_req_alloc(int kind, MPI_Comm comm);
 void faro_req_release(struct faro_request *r);
+/* Free the staging copy of the last start (r->tmp) and the type reference it held. */
+void faro_req_unstage(struct faro_request *r);
 /* Mark complete; frees it when the user already let go of it. */
 void faro_req_complete(struct faro_request *r);
 int faro_req_check(MPI_Request r); /* 0 when r is a live request */
+/* The process beyond the job at peer index peer was lost: every send to it
+ * (unless !sends_too), receive from it (matched, or posted for it or for any
+ * source of a communicator it broke) completes with MPI_ERR_PROC_ABORTED. */
+void faro_req_fail_peer(int peer, int sends_too);
+/* How many operations on comm (or its local communicator) are not complete (cold: walks every
+ * slab; MPI_Comm_disconnect waits for none). */
+int faro_req_pending_on(MPI_Comm comm);
 
 /* grequest.c: the program's callbacks of a generalized request. */
 int faro_greq_query(struct faro_request *r);   /* fill r->status */
@@ -77,6 +88,23 @@ static inline void faro_status_empty(MPI_Status *s)
     s->MPI_ERROR = MPI_SUCCESS;
     s->faro_cancelled = 0;
     s->faro_count = 0;
+}
+
+/* The rendezvous protocol for a peer whose transport has attributes a
+ * (FARO_RNDV_PROTOCOL, faro.rndv, forces one where the transport offers it;
+ * otherwise the first offered of get, put, pipeline). Sender and receiver
+ * compute it alike; each side also copes with the other's choice (an RTS
+ * without a key, a CTS_PUT the sender cannot use). */
+enum { FARO_RNDV_AUTO, FARO_RNDV_GET, FARO_RNDV_PUT, FARO_RNDV_PIPELINE };
+static inline int faro_rndv_choice(const faro_tp_attr_t *a)
+{
+    if (faro.rndv == FARO_RNDV_PIPELINE)
+        return FARO_RNDV_PIPELINE;
+    if (faro.rndv == FARO_RNDV_PUT && (a->caps & FARO_TP_CAP_PUT))
+        return FARO_RNDV_PUT;
+    if (a->caps & FARO_TP_CAP_GET)
+        return FARO_RNDV_GET;
+    return (a->caps & FARO_TP_CAP_PUT) ? FARO_RNDV_PUT : FARO_RNDV_PIPELINE;
 }
 
 /* send.c / recv.c: start the protocol for a prepared request */
@@ -99,6 +127,10 @@ void *faro_place(void *core, void *ctx, unsigned kind, const void *hdr, size_t h
 /* Installs the protocol handlers on a transport. */
 void faro_p2p_handlers(struct faro_transport *t);
 void faro_recv_handlers(struct faro_transport *t); /* recv.c's share of it */
-_Noreturn void faro_tp_failed(int peer, const char *op, int rc);
+/* A transport failed an operation for peer: a job rank's failure ends the
+ * job; for a process beyond the job it returns (its loss fails what waits
+ * for it, dynpeer.c), and faro_req_tp_failed marks the request that failed. */
+void faro_tp_failed(int peer, const char *op, int rc);
+void faro_req_tp_failed(struct faro_request *r, const char *op, int rc);
 
 #endif

@@ -5,10 +5,12 @@
  *             send_inline when they fit, otherwise isend fragments straight
  *             from the user's buffer (EAGER then EAGER_CONT), all posted at
  *             once so no other message to the peer can come between them.
- * rendezvous: RTS with a remote key when the transport can expose the buffer;
- *             the receiver either gets the data and answers FIN, or answers
- *             CTS and the sender pipelines DATA fragments, at most
- *             FARO_RNDV_PIPELINE_DEPTH in flight.
+ * rendezvous: RTS with a remote key when the receiver is to read the buffer
+ *             (get); the receiver either gets the data and answers FIN, or
+ *             answers CTS_PUT with its own buffer's key and the sender puts
+ *             the data there and answers PUT_DONE (put), or answers CTS and
+ *             the sender pipelines DATA fragments, at most
+ *             FARO_RNDV_PIPELINE_DEPTH in flight (faro_rndv_choice).
  *
  * Non-contiguous sends are packed into a staging copy. Over a single-copy
  * transport (CMA) the RTS leaves before the packing starts, and the sender
@@ -27,16 +29,24 @@
 
 void faro_tp_failed(int peer, const char *op, int rc)
 {
+    if (peer >= faro.size)
+        return;
     const struct faro_transport *t = faro.peers[peer].t;
     faro_fatal(MPI_ERR_OTHER, "%s to rank %d failed (transport %s, status %d)", op, peer,
                t ? t->ops->name : "none", rc);
+}
+
+void faro_req_tp_failed(struct faro_request *r, const char *op, int rc)
+{
+    faro_tp_failed(r->peer, op, rc);
+    r->status.MPI_ERROR = MPI_ERR_PROC_ABORTED;
 }
 
 static void ctrl_done(void *arg, int status)
 {
     faro.outstanding--;
     if (status < 0)
-        faro_fatal(MPI_ERR_OTHER, "a control message to rank %d failed", (int)(intptr_t)arg);
+        faro_tp_failed((int)(intptr_t)arg, "a control message", status);
 }
 
 /* A control message whose payload the transport may keep until done. */
@@ -95,7 +105,7 @@ static void frag_done(void *arg, int status)
     struct faro_request *r = arg;
     faro.outstanding--;
     if (status < 0)
-        faro_tp_failed(r->peer, "a send", status);
+        faro_req_tp_failed(r, "a send", status);
     if (--r->pending == 0)
         faro_req_complete(r);
 }
@@ -110,9 +120,9 @@ static int isend_frag(struct faro_request *r, struct faro_peer *p, unsigned kind
         faro.outstanding++;
         return 1;
     }
-    if (rc == FARO_TP_DONE)
-        return 0;
-    faro_tp_failed(r->peer, "a send", rc);
+    if (rc != FARO_TP_DONE)
+        faro_req_tp_failed(r, "a send", rc);
+    return 0;
 }
 
 static int send_eager(struct faro_request *r, struct faro_peer *p)
@@ -130,8 +140,11 @@ static int send_eager(struct faro_request *r, struct faro_peer *p)
             faro_req_complete(r);
             return MPI_SUCCESS;
         }
-        if (rc != FARO_TP_AGAIN)
-            faro_tp_failed(r->peer, "an eager send", rc);
+        if (rc != FARO_TP_AGAIN) {
+            faro_req_tp_failed(r, "an eager send", rc);
+            faro_req_complete(r);
+            return MPI_SUCCESS;
+        }
     }
     size_t max = t->attr.max_send;
     size_t first = r->len < max ? r->len : max;
@@ -163,7 +176,7 @@ static int stage(struct faro_request *r, size_t hdr)
 static int expose(struct faro_request *r, struct faro_transport *t, void *region, size_t len,
                   struct faro_hdr_rts *h, uint8_t *key, size_t *keylen)
 {
-    if (!(t->attr.caps & FARO_TP_CAP_GET) ||
+    if (faro_rndv_choice(&t->attr) != FARO_RNDV_GET ||
         t->ops->mem_reg(t->tp, region, len, FARO_TP_MEM_REMOTE_READ, &r->reg) != FARO_TP_OK)
         return -1;
     *keylen = FARO_TP_MAX_RKEY;
@@ -259,7 +272,7 @@ static void pipeline_done(void *arg, int status)
     struct faro_request *r = arg;
     faro.outstanding--;
     if (status < 0)
-        faro_tp_failed(r->peer, "a rendezvous fragment", status);
+        faro_req_tp_failed(r, "a rendezvous fragment", status);
     r->inflight--;
     pipeline_pump(r);
 }
@@ -277,6 +290,10 @@ static void pipeline_pump(struct faro_request *r)
         r->inflight += isend_frag(r, p, FARO_AM_DATA, &d, sizeof d, off, n, pipeline_done);
     }
     if (r->off == r->len && r->inflight == 0 && r->pending) {
+        if (r->reg) { /* exposed for a get the receiver could not do */
+            p->t->ops->mem_dereg(p->t->tp, r->reg);
+            r->reg = NULL;
+        }
         r->pending = 0;
         faro_req_complete(r);
     }
@@ -294,6 +311,86 @@ static void on_cts(void *core, void *ctx, const void *hdr, size_t hdrlen, const 
     r->off = 0;
     r->inflight = 0;
     pipeline_pump(r);
+}
+
+/* ---- put: the receiver's buffer came with CTS_PUT ---- */
+
+/* The data is in the receiver's memory (a put's done is remote completion):
+ * tell it, and the send is complete. */
+static void put_finish(struct faro_request *r)
+{
+    struct faro_transport *t = faro.peers[r->peer].t;
+    t->ops->rkey_release(t->tp, r->rkey);
+    r->rkey = NULL;
+    if (r->reg) {
+        t->ops->mem_dereg(t->tp, r->reg);
+        r->reg = NULL;
+    }
+    struct faro_hdr_ack d = {.sreq = r->rreq};
+    faro_send_ctrl(r->peer, FARO_AM_PUT_DONE, &d, sizeof d);
+    if (--r->pending == 0)
+        faro_req_complete(r);
+}
+
+static void put_done(void *arg, int status)
+{
+    struct faro_request *r = arg;
+    faro.outstanding--;
+    if (status < 0)
+        faro_tp_failed(r->peer, "a rendezvous put", status);
+    if (--r->inflight == 0)
+        put_finish(r);
+}
+
+/* Put n bytes of r's data at raddr, in pieces of at most max_put. */
+static void put_all(struct faro_request *r, struct faro_peer *p, uint64_t raddr, size_t n)
+{
+    struct faro_transport *t = p->t;
+    if ((t->attr.caps & FARO_TP_CAP_LOCAL_REG) && n) {
+        if (r->reg) /* exposed for a get the receiver did not choose */
+            t->ops->mem_dereg(t->tp, r->reg);
+        if (t->ops->mem_reg(t->tp, r->data, n, FARO_TP_MEM_LOCAL, &r->reg) != FARO_TP_OK)
+            faro_tp_failed(r->peer, "registering a send buffer", FARO_TP_ERR);
+    }
+    r->inflight = 1; /* held while the pieces are posted */
+    for (size_t off = 0; off < n;) {
+        size_t k = n - off < t->attr.max_put ? n - off : t->attr.max_put;
+        struct iovec iov = {r->data + off, k};
+        int rc = t->ops->put(t->tp, p->ep, &iov, 1, r->reg, r->rkey, raddr + off, put_done, r);
+        if (rc == FARO_TP_OK) {
+            r->inflight++;
+            faro.outstanding++;
+        } else if (rc != FARO_TP_DONE) {
+            faro_tp_failed(r->peer, "a rendezvous put", rc);
+        }
+        off += k;
+    }
+    if (--r->inflight == 0)
+        put_finish(r);
+}
+
+static void on_cts_put(void *core, void *ctx, const void *hdr, size_t hdrlen, const void *data,
+                       size_t len)
+{
+    struct faro_hdr_cts_put c;
+    memcpy(&c, hdr, sizeof c);
+    struct faro_request *r = (struct faro_request *)(uintptr_t)c.sreq;
+    struct faro_peer *p = ctx;
+    struct faro_transport *t = p->t;
+    r->rreq = c.rreq;
+    if (r->pack_lazy) /* nothing was packed yet: the pipeline would have packed as it went */
+        faro_type_pack(r->ubuf, (size_t)r->count, r->type, r->data);
+    r->rkey = NULL;
+    if (c.rkey_len && (c.rkey_len > len ||
+                       t->ops->rkey_unpack(t->tp, p->ep, data, (size_t)c.rkey_len, &r->rkey) !=
+                           FARO_TP_OK)) {
+        r->rkey = NULL; /* a key this side cannot use: the pipeline, into the same request */
+        r->off = 0;
+        r->inflight = 0;
+        pipeline_pump(r);
+        return;
+    }
+    put_all(r, p, c.raddr, c.rkey_len ? (size_t)c.len : 0);
 }
 
 /* FIN (rendezvous data was fetched) and ACK (synchronous eager send matched). */
@@ -320,5 +417,6 @@ void faro_p2p_handlers(struct faro_transport *t)
     t->ops->set_handler(t->tp, FARO_AM_CTS, on_cts);
     t->ops->set_handler(t->tp, FARO_AM_FIN, on_fin_ack);
     t->ops->set_handler(t->tp, FARO_AM_ACK, on_fin_ack);
+    t->ops->set_handler(t->tp, FARO_AM_CTS_PUT, on_cts_put);
     faro_recv_handlers(t);
 }

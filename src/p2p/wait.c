@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "p2p/pt2pt.h"
+#include "runtime/dyn.h"
 
 /* The error a completed request reports, raised through its communicator's
  * errhandler; the status gets the code that MPI_Error_string explains. */
@@ -14,7 +15,9 @@ static int req_error(const char *fn, struct faro_request *r)
     if (cls == MPI_SUCCESS)
         return MPI_SUCCESS;
     int code;
-    if (r->kind == FARO_REQ_COLL)
+    if (r->kind == FARO_REQ_COMM)
+        code = faro_ctx_failed(fn, r->comm, cls);
+    else if (r->kind == FARO_REQ_COLL)
         code = faro_err(r->comm, cls, "%s: a nonblocking collective failed: one of its "
                         "messages or local steps failed with this error class (counts or types "
                         "that do not match across ranks give MPI_ERR_TRUNCATE)", fn);
@@ -23,7 +26,14 @@ static int req_error(const char *fn, struct faro_request *r)
                         "%s: message from rank %d (tag %d) has %zu bytes but the receive buffer "
                         "holds %zu (count %d): truncated",
                         fn, r->status.MPI_SOURCE, r->status.MPI_TAG, r->total, r->len, r->count);
-    else
+    else if (cls == MPI_ERR_PROC_ABORTED && r->peer >= faro.size && r->peer < faro.npeers) {
+        char name[160];
+        const struct faro_peer_info *p = &faro.pinfo[r->peer];
+        code = faro_err(r->comm, cls, "%s: %s was lost (%s); the communicator is broken: free "
+                        "it with MPI_Comm_free or MPI_Comm_disconnect", fn,
+                        faro_peer_name(r->peer, name, sizeof name),
+                        p->desc && p->desc->why[0] ? p->desc->why : "its connection broke");
+    } else
         code = faro_err(r->comm, cls, "%s: request failed", fn);
     r->status.MPI_ERROR = code;
     return code;
@@ -382,7 +392,7 @@ int PMPI_Cancel(MPI_Request *request)
     if (faro_req_check(*request))
         return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "MPI_Cancel: not a valid request");
     struct faro_request *r = *request;
-    if (r->kind == FARO_REQ_COLL)
+    if (r->kind == FARO_REQ_COLL || r->kind == FARO_REQ_COMM)
         return faro_err(r->comm, MPI_ERR_REQUEST,
                         "MPI_Cancel: cannot cancel a nonblocking collective (complete it with "
                         "MPI_Wait/MPI_Test, or MPI_Request_free it)");

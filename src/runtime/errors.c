@@ -44,12 +44,12 @@ static struct user_code *user_codes;
 static int nuser_codes, cap_user_codes;
 int faro_lastusedcode = MPI_ERR_LASTCODE; /* the MPI_LASTUSEDCODE attribute (attr.c) */
 
-struct faro_errhandler faro_mpi_errors_are_fatal = {
-    .magic = FARO_ERRHANDLER_MAGIC, .kind = FARO_EH_FATAL, .predefined = 1};
-struct faro_errhandler faro_mpi_errors_return = {
-    .magic = FARO_ERRHANDLER_MAGIC, .kind = FARO_EH_RETURN, .predefined = 1};
-struct faro_errhandler faro_mpi_errors_abort = {
-    .magic = FARO_ERRHANDLER_MAGIC, .kind = FARO_EH_ABORT, .predefined = 1};
+struct faro_errhandler_predefined faro_mpi_errors_are_fatal = {.obj = {
+    .magic = FARO_ERRHANDLER_MAGIC, .kind = FARO_EH_FATAL, .predefined = 1}};
+struct faro_errhandler_predefined faro_mpi_errors_return = {.obj = {
+    .magic = FARO_ERRHANDLER_MAGIC, .kind = FARO_EH_RETURN, .predefined = 1}};
+struct faro_errhandler_predefined faro_mpi_errors_abort = {.obj = {
+    .magic = FARO_ERRHANDLER_MAGIC, .kind = FARO_EH_ABORT, .predefined = 1}};
 
 static const char *class_names[MPI_ERR_LASTCODE] = {
     [MPI_SUCCESS] = "MPI_SUCCESS: no error",
@@ -392,11 +392,7 @@ static int check_eh(const char *fn, MPI_Errhandler eh)
 
 static int check_comm(const char *fn, MPI_Comm comm)
 {
-    if (faro_comm_check(comm))
-        return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: %s", fn,
-                        comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL"
-                                              : "argument is not a valid communicator");
-    return MPI_SUCCESS;
+    return faro_comm_check_local(comm) ? faro_comm_bad(fn, comm) : MPI_SUCCESS;
 }
 
 #pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler

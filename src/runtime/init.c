@@ -80,6 +80,11 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     return init(required, provided);
 }
 
+static void finalize_wait(void *arg)
+{
+    faro_progress_idle(faro_progress());
+}
+
 #pragma weak MPI_Finalize = PMPI_Finalize
 int PMPI_Finalize(void)
 {
@@ -95,7 +100,11 @@ int PMPI_Finalize(void)
         rc = faro_err_pass(MPI_COMM_WORLD, rc, "MPI_Finalize: an attribute's delete callback "
                            "failed");
     faro_quiesce();
-    if (faro_pmi_barrier())
+    /* The barrier keeps the transports polled: a peer still in faro_quiesce may
+     * wait for this rank to acknowledge its last send (libfabric providers
+     * whose sends complete on the receiver's acknowledgement, with manual
+     * progress: sockets, udp;ofi_rxd). */
+    if (faro_pmi_barrier_while(finalize_wait, NULL))
         faro_fatal(MPI_ERR_OTHER, "MPI_Finalize: the process manager went away");
     faro_wireup_finalize();
     faro_mq_free_all();
@@ -160,8 +169,8 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
     if (!name || !resultlen)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_processor_name: %s is NULL",
                         name ? "resultlen" : "name");
-    if (!faro.hostname[0] && gethostname(faro.hostname, sizeof faro.hostname))
-        strcpy(faro.hostname, "localhost");
+    if (!faro.hostname[0])
+        faro_node_name();
     snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", faro.hostname);
     *resultlen = (int)strlen(name);
     return MPI_SUCCESS;

@@ -3,7 +3,8 @@
  * carries the traffic to each peer. Runs once in MPI_Init over the PMI
  * key-value store:
  *
- *   put host, (rank 0) put job key      barrier
+ *   put host (unless the process manager publishes PMI_process_mapping),
+ *   (rank 0) put job key      barrier
  *   node map; init transports; put their addresses      barrier
  *   connect the peers of this node that a node-local transport reaches
  *   barrier; wireup_done
@@ -12,6 +13,10 @@
  * rank's first send to it (faro_peer_connect), or when its connection
  * arrives (the accepted upcall). At 10,000 ranks a rank then holds
  * connections only to the ranks it talks to.
+ *
+ * A node is a host name as the launcher used it (FARO_HOSTNAME, which
+ * mpiexec sets), else gethostname(); with PMI_process_mapping the nodes are
+ * the launcher's and no name is exchanged.
  *
  * Choice per peer: the own rank goes to the self-only transport; a peer on
  * this node to the first listed local-only transport both sides can use; any
@@ -29,7 +34,9 @@
 
 #include "affinity.h"
 #include "core.h"
+#include "runtime/dyn.h"
 #include "p2p/request.h"
+#include "base/hex.h"
 #include "base/log.h"
 #include "base/pmi.h"
 #include "base/tunables.h"
@@ -40,45 +47,20 @@ static faro_tp_env_t env;
 static uint8_t job_key[KEYLEN];
 static char *tp_why[16];
 
-static void hex_encode(const void *in, size_t n, char *out)
-{
-    static const char digits[] = "0123456789abcdef";
-    const uint8_t *p = in;
-    for (size_t i = 0; i < n; i++) {
-        out[2 * i] = digits[p[i] >> 4];
-        out[2 * i + 1] = digits[p[i] & 15];
-    }
-    out[2 * n] = 0;
-}
-
-static int hex_decode(const char *in, void *out, size_t max)
-{
-    size_t n = strlen(in);
-    if (n % 2 || n / 2 > max)
-        return -1;
-    uint8_t *p = out;
-    for (size_t i = 0; i < n / 2; i++) {
-        unsigned v;
-        if (sscanf(in + 2 * i, "%2x", &v) != 1)
-            return -1;
-        p[i] = (uint8_t)v;
-    }
-    return (int)(n / 2);
-}
-
 /* ---- upcalls of every transport (env.core is the struct faro_transport) ---- */
 
-static void bind_peer(struct faro_peer *p, struct faro_transport *t, faro_tp_ep_t *ep);
-
-/* A job rank connected to us first. */
+/* A job rank connected to us first; a connection on a port (a process
+ * beyond the job, or a port's client) goes to dynpeer.c. */
 static void *on_accepted(void *core, faro_tp_ep_t *ep, uint64_t id, unsigned port)
 {
     struct faro_transport *t = core;
-    if (port != 0 || id >= (uint64_t)faro.size)
-        return NULL; /* the MPI core opens no ports yet */
+    if (port != 0)
+        return faro_dyn_accepted(t, ep, id, port);
+    if (id >= (uint64_t)faro.size)
+        return NULL;
     struct faro_peer *p = &faro.peers[id];
     if (!p->ep) {
-        bind_peer(p, t, ep);
+        faro_bind_peer(p, t, ep);
     } else if (p->t != t || p->ep != ep) {
         faro_fatal(MPI_ERR_INTERN, "rank %d connected through %s, but this rank reaches it "
                    "through %s: is FARO_TRANSPORTS the same for every rank?", (int)id,
@@ -87,38 +69,116 @@ static void *on_accepted(void *core, faro_tp_ep_t *ep, uint64_t id, unsigned por
     return p;
 }
 
-/* A job peer's loss ends the job; its orderly close (finalize) does not. */
+/* A job peer's loss ends the job; its orderly close (finalize) does not. The
+ * loss of a process beyond the job is dynpeer.c's to judge. */
 static void on_ep_lost(void *core, void *ctx, int orderly, const char *why)
 {
     struct faro_peer *p = ctx;
+    if (p != &faro.peers[p->rank] || faro.pinfo[p->rank].kind != FARO_PEER_JOB) {
+        faro_dyn_lost(p, orderly, why); /* an alias, or not a job rank */
+        return;
+    }
     if (orderly)
         return;
     faro_fatal(MPI_ERR_PROC_ABORTED, "lost contact with rank %d: %s; ending the job", p->rank,
                why);
 }
 
-static int node_map(char *err, size_t errlen)
+/* MPICH's PMI_process_mapping, "(vector,(first node,node count,ranks per
+ * node),...)" repeated until every rank is placed, which Faro's mpiexec and
+ * Hydra publish: every rank's node in one get instead of one per rank.
+ * Returns 0, or -1 when the key is absent or malformed. */
+static int node_ids_from_mapping(int *node)
+{
+    char val[1024];
+    int blk[64][3], nb = 0, used;
+    if (faro_pmi_get("PMI_process_mapping", val, sizeof val))
+        return -1;
+    const char *p = val;
+    if (strncmp(p, "(vector", 7))
+        return -1;
+    p += 7;
+    while (nb < 64 && sscanf(p, ",(%d,%d,%d)%n", &blk[nb][0], &blk[nb][1], &blk[nb][2],
+                             &used) == 3) {
+        if (blk[nb][0] < 0 || blk[nb][1] < 1 || blk[nb][2] < 1)
+            return -1;
+        nb++;
+        p += used;
+    }
+    if (nb == 0 || strcmp(p, ")"))
+        return -1;
+    for (int r = 0; r < faro.size;)
+        for (int b = 0; b < nb && r < faro.size; b++)
+            for (int k = 0; k < blk[b][1] && r < faro.size; k++)
+                for (int i = 0; i < blk[b][2] && r < faro.size; i++)
+                    node[r++] = blk[b][0] + k;
+    return 0;
+}
+
+/* Node ids by host name, one get per rank: for process managers without
+ * PMI_process_mapping. hosts[] keeps the names of the first rank of each. */
+static int node_ids_from_names(int *node, char *err, size_t errlen)
 {
     char key[64], val[1024];
+    char **first = calloc((size_t)faro.size, sizeof *first);
+    int n = 0, rc = 0;
+    if (!first)
+        return snprintf(err, errlen, "out of memory building the node map"), -1;
+    for (int r = 0; r < faro.size && rc == 0; r++) {
+        snprintf(key, sizeof key, "faro-host-%d", r);
+        if (faro_pmi_get(key, val, sizeof val)) {
+            snprintf(err, errlen, "rank %d did not publish its host name", r);
+            rc = -1;
+            break;
+        }
+        int id = 0;
+        while (id < n && strcmp(first[id], val))
+            id++;
+        if (id == n && !(first[n++] = strdup(val))) {
+            snprintf(err, errlen, "out of memory building the node map");
+            rc = -1;
+        }
+        node[r] = id;
+    }
+    for (int i = 0; i < n; i++)
+        free(first[i]);
+    free(first);
+    return rc;
+}
+
+/* faro.node_of (nodes numbered in order of their first rank) and this node's
+ * ranks, from the process manager's map or else the published host names. */
+static int node_map(int have_mapping, char *err, size_t errlen)
+{
     faro.node_of = calloc((size_t)faro.size, sizeof(int));
     faro.local_ranks = calloc((size_t)faro.size, sizeof(int));
-    char **hosts = calloc((size_t)faro.size, sizeof(char *));
-    if (!faro.node_of || !faro.local_ranks || !hosts)
-        return snprintf(err, errlen, "out of memory building the node map"), -1;
+    int *id = calloc((size_t)faro.size, sizeof(int));
+    if (!faro.node_of || !faro.local_ranks || !id)
+        return free(id), snprintf(err, errlen, "out of memory building the node map"), -1;
+    if (!(have_mapping && node_ids_from_mapping(id) == 0) &&
+        node_ids_from_names(id, err, errlen) < 0)
+        return free(id), -1;
     faro.nnodes = 0;
     for (int r = 0; r < faro.size; r++) {
-        snprintf(key, sizeof key, "faro-host-%d", r);
-        if (faro_pmi_get(key, val, sizeof val))
-            return snprintf(err, errlen, "rank %d did not publish its host name", r), -1;
-        hosts[r] = strdup(val);
         int n = 0;
-        while (n < faro.nnodes && strcmp(hosts[faro.local_ranks[n]], val))
+        while (n < faro.nnodes && id[faro.local_ranks[n]] != id[r])
             n++;
         faro.node_of[r] = n;
-        if (n == faro.nnodes)
+        if (n == faro.nnodes) {
             faro.local_ranks[faro.nnodes++] = r; /* first rank of each node, for now */
+        }
     }
+    free(id);
     faro.node = faro.node_of[faro.rank];
+    /* Node ids of the job's nodes are also host ids (dynpeer.c places processes
+     * beyond the job by host name). Only this node's name matters there: a
+     * process on this host may share memory with us, one elsewhere may not. */
+    for (int n = 0; n < faro.nnodes; n++) {
+        char other[48];
+        snprintf(other, sizeof other, "\x01node %d of the job", n); /* no host is called so */
+        if (faro_node_of_host(n == faro.node ? faro.hostname : other) != n)
+            return snprintf(err, errlen, "out of memory building the node map"), -1;
+    }
     faro.local_size = 0;
     for (int r = 0; r < faro.size; r++) {
         if (faro.node_of[r] != faro.node)
@@ -127,9 +187,6 @@ static int node_map(char *err, size_t errlen)
             faro.local_rank = faro.local_size;
         faro.local_ranks[faro.local_size++] = r;
     }
-    for (int r = 0; r < faro.size; r++)
-        free(hosts[r]);
-    free(hosts);
     return 0;
 }
 
@@ -187,7 +244,7 @@ static int init_transports(char *err, size_t errlen)
         if (t->ops->addr_get(t->tp, blob, &len) != FARO_TP_OK)
             return snprintf(err, errlen, "transport %s has no address", t->ops->name), -1;
         char key[64], val[2 * FARO_TP_MAX_ADDR + 1];
-        hex_encode(blob, len, val);
+        faro_hex_encode(blob, len, val);
         snprintf(key, sizeof key, "faro-tp-%s-%d", t->ops->name, faro.rank);
         if (faro_pmi_put(key, val))
             return snprintf(err, errlen, "could not publish the %s address", t->ops->name), -1;
@@ -208,7 +265,7 @@ static int peer_blob(struct faro_transport *t, int p, uint8_t *blob)
     snprintf(key, sizeof key, "faro-tp-%s-%d", t->ops->name, p);
     if (faro_pmi_get(key, val, sizeof val))
         return -1;
-    return hex_decode(val, blob, FARO_TP_MAX_ADDR);
+    return faro_hex_decode(val, strlen(val), blob, FARO_TP_MAX_ADDR);
 }
 
 /* The transport for peer p and its address blob there; -1 with err set when
@@ -264,7 +321,7 @@ static size_t eager_limit(const faro_tp_attr_t *a)
 
 /* p's messages go through t's endpoint ep from now on; the protocol limits
  * follow from t's attributes (final since wireup_done). */
-static void bind_peer(struct faro_peer *p, struct faro_transport *t, faro_tp_ep_t *ep)
+void faro_bind_peer(struct faro_peer *p, struct faro_transport *t, faro_tp_ep_t *ep)
 {
     const faro_tp_attr_t *a = &t->attr;
     p->t = t;
@@ -301,40 +358,64 @@ static int connect_peer(struct faro_peer *p, char *err, size_t errlen)
         return snprintf(err, errlen, "%s: cannot connect to rank %d", t->ops->name, p->rank),
                -1;
     if (!p->ep) /* connect may have shown an earlier accepted endpoint: same one */
-        bind_peer(p, t, ep);
+        faro_bind_peer(p, t, ep);
     faro_info(2, "rank %d: connected through %s", p->rank, t->ops->name);
     return 0;
 }
 
 void faro_peer_connect(struct faro_peer *p)
 {
+    if (faro.pinfo[p->rank].kind != FARO_PEER_JOB) { /* beyond the job: by its descriptor */
+        faro_dyn_connect(p);
+        return;
+    }
     char err[1200];
     if (connect_peer(p, err, sizeof err))
         faro_fatal(MPI_ERR_OTHER, "%s", err);
 }
 
+void faro_node_name(void)
+{
+    const char *n = faro_tun_str(FARO_TUN_HOSTNAME);
+    if (*n)
+        snprintf(faro.hostname, sizeof faro.hostname, "%s", n);
+    else if (gethostname(faro.hostname, sizeof faro.hostname))
+        strcpy(faro.hostname, "localhost");
+    faro.hostname[sizeof faro.hostname - 1] = 0;
+}
+
 int faro_wireup(char *err, size_t errlen)
 {
     char key[64], val[64];
-    if (gethostname(faro.hostname, sizeof faro.hostname))
-        strcpy(faro.hostname, "localhost");
-    faro.hostname[sizeof faro.hostname - 1] = 0;
+    faro_node_name();
+    /* With the process manager's map nobody needs the names: no put. */
+    int have_mapping = faro_pmi_get("PMI_process_mapping", val, sizeof val) == 0;
     snprintf(key, sizeof key, "faro-host-%d", faro.rank);
-    if (faro_pmi_put(key, faro.hostname))
+    if (!have_mapping && faro_pmi_put(key, faro.hostname))
         return snprintf(err, errlen, "could not publish the host name"), -1;
+    /* Rank 0 draws the job key and, after it, the job's uid (peers.c: the
+     * job part of every gpid; 40 bits, never 0). */
+    uint8_t drawn[KEYLEN + 8];
     if (faro.rank == 0) {
-        if (getrandom(job_key, sizeof job_key, 0) != (ssize_t)sizeof job_key)
+        if (getrandom(drawn, sizeof drawn, 0) != (ssize_t)sizeof drawn)
             return snprintf(err, errlen, "getrandom failed for the job key"), -1;
-        hex_encode(job_key, sizeof job_key, val);
+        faro_hex_encode(drawn, sizeof drawn, val);
         faro_pmi_put("faro-key", val);
     }
     if (faro_pmi_barrier())
         return snprintf(err, errlen, "PMI barrier failed (process manager gone?)"), -1;
-    if (node_map(err, errlen))
+    if (node_map(have_mapping, err, errlen))
         return -1;
     if (faro_pmi_get("faro-key", val, sizeof val) ||
-        hex_decode(val, job_key, sizeof job_key) != KEYLEN)
+        faro_hex_decode(val, strlen(val), drawn, sizeof drawn) != (int)sizeof drawn)
         return snprintf(err, errlen, "no job key from rank 0"), -1;
+    memcpy(job_key, drawn, KEYLEN);
+    uint64_t uid = 0;
+    memcpy(&uid, drawn + KEYLEN, sizeof uid);
+    faro.job_uid = uid & ((1ull << 40) - 1);
+    if (!faro.job_uid)
+        faro.job_uid = 1;
+    faro.job_check = (uint32_t)(uid >> 40);
     if (faro_tp_list_check(faro_tun_str(FARO_TUN_TRANSPORTS), err, errlen))
         return -1;
 
@@ -350,6 +431,7 @@ int faro_wireup(char *err, size_t errlen)
     long policy = faro_tun_int(FARO_TUN_WAIT_POLICY); /* spin|yield|auto */
     faro.yield = policy == 1 || (policy == 2 && faro.local_size > cores);
     faro.depth = (int)faro_tun_int(FARO_TUN_RNDV_PIPELINE_DEPTH);
+    faro.rndv = (int)faro_tun_int(FARO_TUN_RNDV_PROTOCOL);
 
     env = (faro_tp_env_t){
         .rank = faro.rank, .size = faro.size, .node_of = faro.node_of,
@@ -363,13 +445,8 @@ int faro_wireup(char *err, size_t errlen)
     if (faro_pmi_barrier())
         return snprintf(err, errlen, "PMI barrier failed (process manager gone?)"), -1;
 
-    faro.peers = calloc((size_t)faro.size, sizeof *faro.peers);
-    if (!faro.peers)
-        return snprintf(err, errlen, "out of memory for %d peers", faro.size), -1;
-    for (int p = 0; p < faro.size; p++) {
-        faro.peers[p].rank = p;
-        faro.peers[p].node = (uint32_t)faro.node_of[p];
-    }
+    if (faro_peers_init(faro.size, err, errlen))
+        return -1;
     /* This node's ranks (and the own rank) now, the rest at first use. */
     for (int l = 0; l < faro.local_size; l++) {
         struct faro_peer *p = &faro.peers[faro.local_ranks[l]];
@@ -392,7 +469,7 @@ int faro_wireup(char *err, size_t errlen)
         for (int l = 0; t->tp && l < faro.local_size; l++) {
             struct faro_peer *p = &faro.peers[faro.local_ranks[l]];
             if (p->t == t)
-                bind_peer(p, t, p->ep);
+                faro_bind_peer(p, t, p->ep);
         }
     }
     /* A transport that no peer uses yet stays alive in standby: a peer may
@@ -425,6 +502,7 @@ void faro_quiesce(void)
 
 void faro_wireup_finalize(void)
 {
+    faro_dyn_finalize();
     for (int i = 0; i < faro.ntps; i++) {
         struct faro_transport *t = &faro.tps[i];
         if (t->tp)
@@ -434,9 +512,8 @@ void faro_wireup_finalize(void)
         tp_why[i] = NULL;
     }
     free(faro.tps);
-    free(faro.peers);
+    faro_peers_finalize();
     free(faro.node_of);
     free(faro.local_ranks);
     faro.tps = NULL;
-    faro.peers = NULL;
 }

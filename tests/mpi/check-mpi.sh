@@ -1,9 +1,12 @@
 #!/bin/sh
 # check-mpi.sh: the `make check` driver for the MPI test programs. Runs
 # run-testlist with the mpiexec of this build tree on tests/mpi/testlist and
-# the per-area lists tests/mpi/testlist-*, under every configuration of
-# run-testlist's matrix.
-#   TESTLIST_CONFIGS=shm,tcp   restrict the configurations
+# the per-area lists tests/mpi/testlist-*, under the default configurations
+# of run-testlist's matrix; then, when faro_info shows the ofi transport
+# usable, the same lists under the ofi configuration (tcp;ofi_rxm) and
+# tests/mpi/ofi-testlist under the other ofi configurations (forced get and
+# put, the shm and sockets providers).
+#   TESTLIST_CONFIGS=shm,tcp   run only these configurations, on every list
 #   TESTLIST_MPIEXEC=CMD       use another launcher command
 # automake's test harness runs this from the top build directory and
 # exports srcdir (the top source directory).
@@ -20,5 +23,22 @@ else
     echo "check-mpi.sh: no mpiexec in $top_builddir or $top_builddir/tools/mpiexec: skipped" >&2
     exit 77
 fi
-exec "$srcdir/tests/mpi/run-testlist" --mpiexec "$launcher" \
-    --bindir "$top_builddir/tests/mpi" "$srcdir/tests/mpi/testlist" "$srcdir"/tests/mpi/testlist-*
+run() {
+    "$srcdir/tests/mpi/run-testlist" --mpiexec "$launcher" --bindir "$top_builddir/tests/mpi" "$@"
+}
+lists="$srcdir/tests/mpi/testlist $(ls "$srcdir"/tests/mpi/testlist-*)"
+if [ -n "${TESTLIST_CONFIGS:-}" ]; then
+    # shellcheck disable=SC2086
+    exec run $lists
+fi
+status=0
+# shellcheck disable=SC2086
+run $lists || status=1
+if "$top_builddir/faro_info" --transports 2>/dev/null | grep -q '^  ofi  *usable'; then
+    # shellcheck disable=SC2086
+    run --config ofi $lists || status=1
+    run --config ofi-get,ofi-put,ofi-shm,ofi-sockets "$srcdir/tests/mpi/ofi-testlist" || status=1
+else
+    echo "check-mpi.sh: the ofi transport is not built or not usable here: its configurations are skipped"
+fi
+exit $status

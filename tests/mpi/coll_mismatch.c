@@ -57,6 +57,19 @@ static void matching_calls(void)
     TU_CHECK(MPI_Type_free(&holey));
 }
 
+/* The lower half of the job and the upper half, joined by an
+ * intercommunicator; *low says which half this rank is in, *hr its rank
+ * there. */
+static MPI_Comm halves(int *low, int *hr)
+{
+    MPI_Comm half, inter;
+    *low = tu_rank < tu_size / 2;
+    TU_CHECK(MPI_Comm_split(MPI_COMM_WORLD, *low, tu_rank, &half));
+    TU_CHECK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, *low ? tu_size / 2 : 0, 7, &inter));
+    TU_CHECK(MPI_Comm_rank(half, hr));
+    return inter;
+}
+
 int main(int argc, char **argv)
 {
     tu_init(&argc, &argv, "coll_mismatch");
@@ -140,28 +153,37 @@ int main(int argc, char **argv)
         MPI_Comm ring;
         TU_CHECK(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring));
         TU_CHECK(MPI_Neighbor_allgather(a, me == 1 ? 3 : 4, MPI_INT, b, 4, MPI_INT, ring));
-    } else if (is(c, "inter_bcast_root")) { /* the upper half names the wrong root */
-        MPI_Comm half, inter;
-        int low = me < tu_size / 2;
-        TU_CHECK(MPI_Comm_split(MPI_COMM_WORLD, low, me, &half));
-        TU_CHECK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, low ? tu_size / 2 : 0, 7,
-                                      &inter));
-        int hr;
-        TU_CHECK(MPI_Comm_rank(half, &hr));
-        TU_CHECK(MPI_Bcast(a, 4, MPI_INT, low ? (hr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 1, inter));
-    } else if (is(c, "inter_gather_counts")) { /* lower half gathers from upper half */
-        MPI_Comm half, inter;
-        int low = me < tu_size / 2;
-        TU_CHECK(MPI_Comm_split(MPI_COMM_WORLD, low, me, &half));
-        TU_CHECK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, low ? tu_size / 2 : 0, 7,
-                                      &inter));
-        int hr;
-        TU_CHECK(MPI_Comm_rank(half, &hr));
-        if (low)
-            TU_CHECK(MPI_Gather(NULL, 0, MPI_INT, b, 4, MPI_INT,
-                                hr == 0 ? MPI_ROOT : MPI_PROC_NULL, inter));
-        else
-            TU_CHECK(MPI_Gather(a, me == last ? 3 : 4, MPI_INT, NULL, 0, MPI_INT, 0, inter));
+    } else if (is(c, "inter_bcast_root") || is(c, "inter_ibcast_root")) {
+        /* the upper half names the wrong root */
+        int low, hr;
+        MPI_Comm inter = halves(&low, &hr);
+        int root = low ? (hr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 1;
+        if (is(c, "inter_bcast_root")) {
+            TU_CHECK(MPI_Bcast(a, 4, MPI_INT, root, inter));
+        } else {
+            TU_CHECK(MPI_Ibcast(a, 4, MPI_INT, root, inter, &req));
+            TU_CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        }
+    } else if (is(c, "inter_gather_counts") || is(c, "inter_igather_counts")) {
+        /* the lower half gathers from the upper half, whose last rank sends 3 of 4 */
+        int low, hr;
+        MPI_Comm inter = halves(&low, &hr);
+        const void *sbuf = low ? NULL : a;
+        int scount = low ? 0 : me == last ? 3 : 4;
+        int root = low ? (hr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+        void *rbuf = low ? b : NULL;
+        if (is(c, "inter_gather_counts")) {
+            TU_CHECK(MPI_Gather(sbuf, scount, MPI_INT, rbuf, 4, MPI_INT, root, inter));
+        } else {
+            TU_CHECK(MPI_Igather(sbuf, scount, MPI_INT, rbuf, 4, MPI_INT, root, inter, &req));
+            TU_CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        }
+    } else if (is(c, "inter_iallreduce_op")) { /* the upper half's leader uses MPI_MAX */
+        int low, hr;
+        MPI_Comm inter = halves(&low, &hr);
+        TU_CHECK(MPI_Iallreduce(a, b, 4, MPI_INT, !low && hr == 0 ? MPI_MAX : MPI_SUM, inter,
+                                &req));
+        TU_CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE));
     } else {
         tu_fail("unknown TEST_CASE %s", c);
     }

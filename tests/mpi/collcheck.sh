@@ -65,6 +65,12 @@ mismatch inter_gather_counts 4
 need "MPI_Gather on an intercommunicator .*: rank 1 of the remote group \(job rank 3\) sends 3 x MPI_INT \(sendcount; 3 basic elements, 12 bytes\), rank 0 of the local group expects 4 x MPI_INT \(recvcount"
 mismatch inter_bcast_root 4
 need "MPI_Bcast on an intercommunicator .*: rank [01] of the remote group \(job rank [23]\) passed root 1, but (the root is rank 0 of the local group \(it passed MPI_ROOT\)|rank 1 of the local group passed MPI_PROC_NULL)"
+mismatch inter_ibcast_root 4
+need "MPI_Ibcast on an intercommunicator .*: rank [01] of the remote group \(job rank [23]\) passed root 1, but (the root is rank 0 of the local group \(it passed MPI_ROOT\)|rank 1 of the local group passed MPI_PROC_NULL)"
+mismatch inter_igather_counts 4
+need "MPI_Igather on an intercommunicator .*: rank 1 of the remote group \(job rank 3\) sends 3 x MPI_INT \(sendcount; 3 basic elements, 12 bytes\), rank 0 of the local group expects 4 x MPI_INT \(recvcount"
+mismatch inter_iallreduce_op 4
+need "MPI_Iallreduce on an intercommunicator .*: rank [01] of the local group \(job rank [23]\) passed op MPI_(SUM|MAX), rank [01] of the local group \(job rank [23]\) passed op MPI_(SUM|MAX)"
 
 # No false alarm: the collective lists under the check (shm).
 lists=$(mktemp "${TMPDIR:-/tmp}/collcheck.XXXXXX")

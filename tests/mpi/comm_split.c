@@ -1,6 +1,7 @@
 /*
  * comm_split: MPI_Comm_split by colour and key, MPI_UNDEFINED, splits of
- * splits, MPI_Comm_split_type(MPI_COMM_TYPE_SHARED), and MPI_Comm_compare of
+ * splits, MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) (the ranks with this rank's
+ * processor name: the job may span hosts), and MPI_Comm_compare of
  * the results. Membership and order are checked against a reference computed
  * from the colours and keys, through MPI_Group_translate_ranks; traffic with
  * equal tags on the parent and the children must not cross.
@@ -21,6 +22,27 @@ static int reference(int color, const int *colors, const int *keys, int *out)
             out[j - 1] = t;
         }
     return n;
+}
+
+/* Each rank's node, as the lowest world rank with the same processor name. */
+static int *node_of_ranks(void)
+{
+    char name[MPI_MAX_PROCESSOR_NAME] = "";
+    int len;
+    TU_CHECK(MPI_Get_processor_name(name, &len));
+    char *all = tu_malloc((size_t)tu_size * MPI_MAX_PROCESSOR_NAME);
+    int *node = tu_malloc((size_t)tu_size * sizeof(int));
+    TU_CHECK(MPI_Allgather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME,
+                           MPI_CHAR, MPI_COMM_WORLD));
+    for (int r = 0; r < tu_size; r++) {
+        node[r] = r;
+        for (int q = 0; q < r && node[r] == r; q++)
+            if (!strcmp(all + (size_t)q * MPI_MAX_PROCESSOR_NAME,
+                        all + (size_t)r * MPI_MAX_PROCESSOR_NAME))
+                node[r] = q;
+    }
+    free(all);
+    return node;
 }
 
 static void check_members(MPI_Comm c, const int *expect, int n, const char *what)
@@ -134,12 +156,15 @@ int main(int argc, char **argv)
     if (c != MPI_COMM_NULL)
         tu_fail("all-undefined split gave a communicator");
 
-    /* shared memory: every rank of this test runs on one node */
+    /* shared memory: the ranks of this rank's node, which is its processor
+     * (the job may span hosts) */
+    int *node = node_of_ranks(), m = 0;
     TU_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &c));
     for (int r = 0; r < n; r++)
-        expect[r] = r;
-    check_members(c, expect, n, "split_type shared");
-    ring(c, expect, n);
+        if (node[r] == node[tu_rank])
+            expect[m++] = r;
+    check_members(c, expect, m, "split_type shared");
+    ring(c, expect, m);
     TU_CHECK(MPI_Comm_free(&c));
     TU_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, tu_rank == 0 ? MPI_UNDEFINED
                                                               : MPI_COMM_TYPE_SHARED,
@@ -148,9 +173,11 @@ int main(int argc, char **argv)
         if (c != MPI_COMM_NULL)
             tu_fail("split_type MPI_UNDEFINED gave a communicator");
     } else {
-        for (int r = 1; r < n; r++)
-            expect[r - 1] = n - r;
-        check_members(c, expect, n - 1, "split_type shared, rank 0 undefined, reversed");
+        m = 0;
+        for (int r = n - 1; r >= 1; r--)
+            if (node[r] == node[tu_rank])
+                expect[m++] = r;
+        check_members(c, expect, m, "split_type shared, rank 0 undefined, reversed");
         TU_CHECK(MPI_Comm_free(&c));
     }
 
@@ -163,6 +190,7 @@ int main(int argc, char **argv)
     free(colors);
     free(keys);
     free(expect);
+    free(node);
     tu_finish();
     return 0;
 }

@@ -5,7 +5,7 @@
  *   MPI_ERR_TAG    negative tag on a send; negative tag other than
  *                  MPI_ANY_TAG on a receive
  *   MPI_ERR_COUNT  negative count
- *   MPI_ERR_BUFFER NULL buffer with count > 0
+ *   MPI_ERR_BUFFER NULL buffer with count > 0; MPI_IN_PLACE as a point-to-point buffer
  *   MPI_ERR_TYPE   MPI_DATATYPE_NULL
  *   MPI_ERR_COMM   MPI_COMM_NULL
  * A tag above MPI_TAG_UB is not tested: the bound is an attribute, and
@@ -74,6 +74,9 @@ int main(int argc, char **argv)
     EXPECT(MPI_Send(NULL, 4, MPI_INT, peer, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
     EXPECT(MPI_Recv(NULL, 4, MPI_INT, peer, 0, MPI_COMM_WORLD, &st), MPI_ERR_BUFFER);
     EXPECT(MPI_Irecv(NULL, 4, MPI_INT, peer, 0, MPI_COMM_WORLD, &req), MPI_ERR_BUFFER);
+    EXPECT(MPI_Send(MPI_IN_PLACE, 4, MPI_INT, peer, 0, MPI_COMM_WORLD), MPI_ERR_BUFFER);
+    EXPECT(MPI_Recv(MPI_IN_PLACE, 4, MPI_INT, peer, 0, MPI_COMM_WORLD, &st), MPI_ERR_BUFFER);
+    EXPECT(MPI_Isend(MPI_IN_PLACE, 1, MPI_INT, peer, 0, MPI_COMM_WORLD, &req), MPI_ERR_BUFFER);
 
     EXPECT(MPI_Send(v, 1, MPI_DATATYPE_NULL, peer, 0, MPI_COMM_WORLD), MPI_ERR_TYPE);
     EXPECT(MPI_Recv(v, 1, MPI_DATATYPE_NULL, peer, 0, MPI_COMM_WORLD, &st), MPI_ERR_TYPE);

@@ -24,7 +24,7 @@ DEFAULT_DEF = os.path.join(HERE, "..", "..", "coll", "algorithms.def")
 SIZES = range(1, 10)           # every algorithm, every size, under shm
 LARGE_SIZES = (3, 4)           # TEST_LARGE=1 (4 MiB messages) under shm
 LARGE_SIZES_MORE = {"ALLREDUCE": (8,), "BCAST": (8,), "REDUCE": (8,)}
-TCP_SIZES = (3,)               # and under tcp
+TCP_SIZES = (3,)               # and under tcp and ofi
 NODE_SIZES = (2, 3)            # FARO_NODE_SIZE for node_aware algorithms
 # TEST_NBC lines only once the library has the I* collectives (coll_matrix
 # is built with TEST_HAVE_NBC then; see Makefile-collalg.inc).
@@ -40,7 +40,7 @@ HEADER = """\
 # not edit; run the script (-o tests/mpi/testlist-collalg) after changing the
 # table. tests/mpi/collalg-list.sh fails `make check` when this file is stale.
 # Sizes 1..9 under shm; TEST_LARGE=1 (4 MiB) at a few sizes; one size under
-# tcp; node_aware algorithms with FARO_NODE_SIZE=2 and 3 (fake nodes);
+# tcp and ofi; node_aware algorithms with FARO_NODE_SIZE=2 and 3 (fake nodes);
 # TEST_NBC=1 (nonblocking collectives in flight on world, dup and split).
 """
 
@@ -85,7 +85,7 @@ def generate(path):
             for np in LARGE_SIZES + LARGE_SIZES_MORE.get(coll, ()):
                 out.append(job(np, coll, env + ["TEST_LARGE=1"], "shm", 120) + "\n")
         for np in TCP_SIZES:
-            out.append(job(np, coll, variants[-1], "tcp") + "\n")
+            out.append(job(np, coll, variants[-1], "tcp,ofi") + "\n")
     out.append("# every collective, default algorithms, under the other configurations\n")
     out.append(job(3, "all", [], "eager,rndv,nocma") + "\n")
     if not NBC:
@@ -94,7 +94,7 @@ def generate(path):
     for np in NBC_SHM_SIZES:
         out.append(job(np, "all", ["TEST_NBC=1"], "shm") + "\n")
     for np in NBC_MATRIX_SIZES:
-        out.append(job(np, "all", ["TEST_NBC=1"], "tcp,eager,rndv,nocma") + "\n")
+        out.append(job(np, "all", ["TEST_NBC=1"], "tcp,eager,rndv,nocma,ofi") + "\n")
     return "".join(out)
 
 

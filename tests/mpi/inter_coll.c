@@ -6,7 +6,8 @@
  * both directions for the others, uneven counts for the v variants, and
  * Reduce_scatter(_block) with different receive counts in the two groups,
  * a derived datatype; leaders first or last of their groups, peer
- * MPI_COMM_WORLD or a duplicate. Needs 2+ ranks.
+ * MPI_COMM_WORLD or a duplicate; Scan and Exscan fail with MPI_ERR_COMM.
+ * Needs 2+ ranks. inter_nbc.c builds it on the nonblocking forms.
  */
 #include "util.h"
 
@@ -252,7 +253,92 @@ static void all(MPI_Comm ic)
             want += val(og, r, displs[lrank] + i);
         CHECKV(buf[i], want, "reduce_scatter: [%d] = %d, expected %d", i, buf[i], want);
     }
+
+    /* scan and exscan are not defined on intercommunicators: MPI_ERR_COMM */
+    TU_CHECK(MPI_Comm_set_errhandler(ic, MPI_ERRORS_RETURN));
+    for (int ex = 0; ex < 2; ex++) {
+        int cls = -1, rc = ex ? MPI_Exscan(out, buf, 1, MPI_INT, MPI_SUM, ic)
+                              : MPI_Scan(out, buf, 1, MPI_INT, MPI_SUM, ic);
+        MPI_Error_class(rc, &cls);
+        CHECKV(cls, MPI_ERR_COMM, "%s on an intercommunicator: error class %d, expected "
+               "MPI_ERR_COMM", ex ? "exscan" : "scan", cls);
+    }
+    TU_CHECK(MPI_Comm_set_errhandler(ic, MPI_ERRORS_ARE_FATAL));
 }
+
+#ifdef FARO_TESTS_MPI_NBC_WRAP_H
+/* Built through nbc_wrap.h (inter_nbc.c): several nonblocking collectives in
+ * flight at once on ic and on a second intercommunicator d over the same
+ * groups, completed by one MPI_Waitall (up to 16 ranks). */
+static void overlap(MPI_Comm ic, MPI_Comm d)
+{
+    int og = !gid;
+    enum { N = 8 };
+    static int bc[5], ar[7], ag[128], a2a[128], rd[4], rsb[64], ga[128], dar[2];
+    int out[64 + 16 * 16], rout[4], one[2] = {val(gid, lrank, 0), val(gid, lrank, 1)};
+    MPI_Request q[N + 1];
+    int broot = gid == 0 ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0; /* A's rank 0 */
+    int rroot = gid == 1 ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0; /* B's rank 0 */
+    for (int i = 0; i < 5; i++)
+        bc[i] = broot == MPI_ROOT ? val(0, 0, 90 + i) : -1;
+    for (int i = 0; i < 7; i++)
+        out[i] = val(gid, lrank, i);
+    for (int r = 0; r < rsize; r++)
+        for (int i = 0; i < 2; i++)
+            out[16 + 2 * r + i] = val(gid, lrank, 20 * r + i);
+    for (int i = 0; i < 4; i++)
+        rout[i] = val(gid, lrank, 60 + i);
+    TU_CHECK(MPI_Ibarrier(ic, &q[0]));
+    TU_CHECK(MPI_Ibcast(bc, 5, MPI_INT, broot, ic, &q[1]));
+    TU_CHECK(MPI_Iallreduce(out, ar, 7, MPI_INT, MPI_SUM, ic, &q[2]));
+    TU_CHECK(MPI_Iallreduce(one, dar, 2, MPI_INT, MPI_MAX, d, &q[N]));
+    TU_CHECK(MPI_Iallgather(one, 2, MPI_INT, ag, 2, MPI_INT, ic, &q[3]));
+    TU_CHECK(MPI_Ialltoall(out + 16, 2, MPI_INT, a2a, 2, MPI_INT, ic, &q[4]));
+    TU_CHECK(MPI_Ireduce(rout, rd, 4, MPI_INT, MPI_SUM, rroot, ic, &q[5]));
+    /* vectors of lsize * rsize elements in both groups, rsize to each rank */
+    for (int i = 0; i < lsize * rsize; i++)
+        out[64 + i] = val(gid, lrank, 70 + i);
+    TU_CHECK(MPI_Ireduce_scatter_block(out + 64, rsb, rsize, MPI_INT, MPI_SUM, ic, &q[6]));
+    TU_CHECK(MPI_Igather(one, 2, MPI_INT, ga, 2, MPI_INT, broot, ic, &q[7]));
+    TU_CHECK(MPI_Waitall(N + 1, q, MPI_STATUSES_IGNORE));
+    if (gid == 1)
+        for (int i = 0; i < 5; i++)
+            CHECKV(bc[i], val(0, 0, 90 + i), "overlap: bcast [%d] = %d", i, bc[i]);
+    for (int i = 0; i < 7; i++) {
+        int want = 0;
+        for (int r = 0; r < rsize; r++)
+            want += val(og, r, i);
+        CHECKV(ar[i], want, "overlap: allreduce [%d] = %d, expected %d", i, ar[i], want);
+    }
+    CHECKV(dar[0], val(og, rsize - 1, 0), "overlap: allreduce on the second: %d", dar[0]);
+    for (int r = 0; r < rsize; r++)
+        for (int i = 0; i < 2; i++) {
+            CHECKV(ag[2 * r + i], val(og, r, i), "overlap: allgather [%d][%d] = %d", r, i,
+                   ag[2 * r + i]);
+            CHECKV(a2a[2 * r + i], val(og, r, 20 * lrank + i), "overlap: alltoall [%d][%d] = %d",
+                   r, i, a2a[2 * r + i]);
+        }
+    if (rroot == MPI_ROOT)
+        for (int i = 0; i < 4; i++) {
+            int want = 0;
+            for (int r = 0; r < rsize; r++)
+                want += val(og, r, 60 + i);
+            CHECKV(rd[i], want, "overlap: reduce [%d] = %d, expected %d", i, rd[i], want);
+        }
+    for (int i = 0; i < rsize; i++) {
+        int want = 0;
+        for (int r = 0; r < rsize; r++)
+            want += val(og, r, 70 + rsize * lrank + i);
+        CHECKV(rsb[i], want, "overlap: reduce_scatter_block [%d] = %d, expected %d", i, rsb[i],
+               want);
+    }
+    if (broot == MPI_ROOT)
+        for (int r = 0; r < rsize; r++)
+            for (int i = 0; i < 2; i++)
+                CHECKV(ga[2 * r + i], val(og, r, i), "overlap: gather [%d][%d] = %d", r, i,
+                       ga[2 * r + i]);
+}
+#endif
 
 int main(int argc, char **argv)
 {
@@ -285,6 +371,10 @@ int main(int argc, char **argv)
         TU_CHECK(MPI_Comm_dup(ic, &d)); /* and on a duplicate, interleaved with the parent */
         all(d);
         rooted(ic);
+#ifdef FARO_TESTS_MPI_NBC_WRAP_H
+        if (size <= 16)
+            overlap(ic, d);
+#endif
         TU_CHECK(MPI_Comm_free(&d));
         TU_CHECK(MPI_Comm_free(&ic));
         TU_CHECK(MPI_Comm_free(&local));

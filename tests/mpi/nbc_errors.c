@@ -2,8 +2,9 @@
  * nbc_errors: argument errors of the nonblocking collectives under
  * MPI_ERRORS_RETURN (the error class of each, and the library still works
  * afterwards): bad root, negative count, null datatype, MPI_OP_NULL, aliased
- * buffers, MPI_IN_PLACE where not allowed, NULL request, MPI_COMM_NULL, an
- * intercommunicator (not built: MPI_ERR_UNSUPPORTED_OPERATION), MPI_Cancel
+ * buffers, MPI_IN_PLACE where not allowed, NULL request, MPI_COMM_NULL, the
+ * intercommunicator rules (Iscan/Iexscan MPI_ERR_COMM, no MPI_IN_PLACE, roots
+ * MPI_ROOT / MPI_PROC_NULL / a remote rank), MPI_Cancel
  * of a collective request (MPI_ERR_REQUEST; the operation still completes),
  * a root-only argument error (the other ranks' operation goes on; later
  * operations must still match), and a truncating Igather whose error
@@ -107,15 +108,23 @@ int main(int argc, char **argv)
         still_works("a truncated Igather");
     }
 
-    /* intercommunicator: not built */
+    /* intercommunicator rules */
     if (size > 1) {
         MPI_Comm half, inter;
+        int rsize;
         TU_CHECK(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half));
         TU_CHECK(MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 ? 0 : 1, 7, &inter));
         MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
-        expect(MPI_Ibarrier(inter, &r), MPI_ERR_UNSUPPORTED_OPERATION, "Ibarrier intercomm");
-        expect(MPI_Iallreduce(a, b, 1, MPI_INT, MPI_SUM, inter, &r),
-               MPI_ERR_UNSUPPORTED_OPERATION, "Iallreduce intercomm");
+        MPI_Comm_remote_size(inter, &rsize);
+        expect(MPI_Iscan(a, b, 1, MPI_INT, MPI_SUM, inter, &r), MPI_ERR_COMM, "Iscan intercomm");
+        expect(MPI_Iexscan(a, b, 1, MPI_INT, MPI_SUM, inter, &r), MPI_ERR_COMM,
+               "Iexscan intercomm");
+        expect(MPI_Iallreduce(MPI_IN_PLACE, b, 1, MPI_INT, MPI_SUM, inter, &r), MPI_ERR_BUFFER,
+               "Iallreduce intercomm in place");
+        expect(MPI_Ibcast(a, 1, MPI_INT, rsize, inter, &r), MPI_ERR_ROOT,
+               "Ibcast intercomm root=remote size");
+        TU_CHECK(MPI_Ibarrier(inter, &r));
+        TU_CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE));
         MPI_Comm_free(&inter);
         MPI_Comm_free(&half);
     }

@@ -441,6 +441,16 @@ static void run(int want)
         CASE("MPI_Comm_remote_group", "group", MPI_Comm_remote_group(inter, NULL));
     }
 
+    /* dynamic connections (the checks come before any connection is tried) */
+    CASE("MPI_Open_port", "port_name", MPI_Open_port(MPI_INFO_NULL, NULL));
+    CASE("MPI_Comm_accept", "newcomm",
+         MPI_Comm_accept("x", MPI_INFO_NULL, 0, MPI_COMM_SELF, NULL));
+    CASE("MPI_Comm_connect", "newcomm",
+         MPI_Comm_connect("x", MPI_INFO_NULL, 0, MPI_COMM_SELF, NULL));
+    CASE("MPI_Comm_disconnect", "comm", MPI_Comm_disconnect(NULL));
+    CASE("MPI_Comm_join", "intercomm", MPI_Comm_join(0, NULL));
+    CASE("MPI_Lookup_name", "port_name", MPI_Lookup_name("s", MPI_INFO_NULL, NULL));
+
     /* nonblocking collectives */
     int *counts = tu_malloc((size_t)tu_size * sizeof(int));
     int *displs = tu_malloc((size_t)tu_size * sizeof(int));

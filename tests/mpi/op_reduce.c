@@ -1,8 +1,10 @@
 /*
  * op_reduce: every predefined op on every predefined datatype through
  * MPI_Reduce_local, checked against a reference computed here. Pairs the
- * standard allows (MPI-3.1 5.9.2, written out again below) must give the
- * reference exactly; every other pair must fail with MPI_ERR_OP.
+ * standard allows (MPI-3.1 5.9.2, written out again below, plus the logical
+ * ops on MPI_AINT/OFFSET/COUNT and Fortran integers) must give the reference
+ * exactly; every other pair must fail with MPI_ERR_OP. The Fortran and C++
+ * types are in the table too.
  * MAXLOC/MINLOC data has many equal values, so the tie rule (smallest index)
  * is exercised. Lengths are odd so vector loops' remainders run too.
  */
@@ -32,7 +34,9 @@ static int allowed(int o, int cat)
     case MAX: case MIN: return cat == C_INT || cat == C_MULTI || cat == C_FLOAT;
     case SUM: case PROD:
         return cat == C_INT || cat == C_MULTI || cat == C_FLOAT || cat == C_COMPLEX;
-    case LAND: case LOR: case LXOR: return cat == C_INT || cat == C_LOGICAL;
+    /* MPI-3.1 leaves MPI_AINT/OFFSET/COUNT out of the logical ops; MPICH, Open MPI and Faro
+     * take them, as the integers they are */
+    case LAND: case LOR: case LXOR: return cat == C_INT || cat == C_MULTI || cat == C_LOGICAL;
     case BAND: case BOR: case BXOR: return cat == C_INT || cat == C_MULTI || cat == C_BYTE;
     default: return cat == C_PAIR;
     }
@@ -135,6 +139,39 @@ INT_TEST(t_aint, MPI_Aint)
 INT_TEST(t_offset, MPI_Offset)
 INT_TEST(t_count, MPI_Count)
 
+#ifdef __SIZEOF_INT128__
+/* MPI_INTEGER16 (gfortran's INTEGER(16)): 128-bit values from two random words. */
+static void t_i128(MPI_Datatype dt, const char *tname, int cat)
+{
+    typedef unsigned __int128 u128;
+    __int128 *in = tu_malloc(N * 16), *io = tu_malloc(N * 16), *ref = tu_malloc(N * 16);
+    for (int o = 0; o < NOPS; o++) {
+        int logical = o == LAND || o == LOR || o == LXOR;
+        for (int i = 0; i < N; i++) {
+            u128 a = (u128)rnd() << 64 | rnd(), b = (u128)rnd() << 64 | rnd();
+            if (logical)
+                a %= 3, b %= 3;
+            __int128 x = (__int128)a, y = (__int128)b;
+            in[i] = x, io[i] = y;
+            ref[i] = o == MAX ? (x > y ? x : y) : o == MIN ? (x < y ? x : y)
+                   : o == SUM ? (__int128)(a + b) : o == PROD ? (__int128)(a * b)
+                   : o == LAND ? (x && y) : o == LOR ? (x || y) : o == LXOR ? (!x != !y)
+                   : o == BAND ? (__int128)(a & b) : o == BOR ? (__int128)(a | b)
+                   : (__int128)(a ^ b);
+        }
+        if (!run(o, in, io, N, dt, tname, cat))
+            continue;
+        for (int i = 0; i < N; i++)
+            if (io[i] != ref[i])
+                tu_fail("%s on %s: element %d differs from the reference", op_names[o], tname,
+                        i);
+    }
+    free(in);
+    free(io);
+    free(ref);
+}
+#endif
+
 /* Floating and complex: multiples of 1/4 in a small range, so every sum and
  * product is exact and the comparison can be exact. */
 #define FLOAT_TEST(fn, T, complex_)                                              \
@@ -196,17 +233,18 @@ static void t_bool(MPI_Datatype dt, const char *tname, int cat)
     }
 }
 
-/* Pairs: values from a range of 4, so ties are common. */
-#define PAIR_TEST(fn, V)                                                         \
+/* Pairs: values from a range of 4, so ties are common; the index is an int
+ * or (Fortran pairs) of the value's type. */
+#define PAIR_TEST(fn, V, I)                                                      \
     static void fn(MPI_Datatype dt, const char *tname, int cat)                  \
     {                                                                            \
-        struct { V v; int i; } in[N], io[N], ref[N];                             \
+        struct { V v; I i; } in[N], io[N], ref[N];                               \
         for (int o = 0; o < NOPS; o++) {                                         \
             for (int k = 0; k < N; k++) {                                        \
                 in[k].v = (V)(rnd() % 4);                                        \
-                in[k].i = (int)(rnd() % 100);                                    \
+                in[k].i = (I)(rnd() % 100);                                      \
                 io[k].v = (V)(rnd() % 4);                                        \
-                io[k].i = (int)(rnd() % 100);                                    \
+                io[k].i = (I)(rnd() % 100);                                      \
                 int first = o == MAXLOC ? in[k].v > io[k].v : in[k].v < io[k].v; \
                 int second = o == MAXLOC ? io[k].v > in[k].v : io[k].v < in[k].v;\
                 ref[k] = first ? in[k] : io[k];                                  \
@@ -217,18 +255,41 @@ static void t_bool(MPI_Datatype dt, const char *tname, int cat)
                 continue;                                                        \
             for (int k = 0; k < N; k++)                                          \
                 if (io[k].v != ref[k].v || io[k].i != ref[k].i)                  \
-                    tu_fail("%s on %s: element %d is (%g, %d), expected (%g, %d)", \
-                            op_names[o], tname, k, (double)io[k].v, io[k].i,     \
-                            (double)ref[k].v, ref[k].i);                         \
+                    tu_fail("%s on %s: element %d is (%g, %g), expected (%g, %g)", \
+                            op_names[o], tname, k, (double)io[k].v,              \
+                            (double)io[k].i, (double)ref[k].v, (double)ref[k].i);\
         }                                                                        \
     }
 
-PAIR_TEST(t_float_int, float)
-PAIR_TEST(t_double_int, double)
-PAIR_TEST(t_long_int, long)
-PAIR_TEST(t_2int, int)
-PAIR_TEST(t_short_int, short)
-PAIR_TEST(t_ldouble_int, long double)
+PAIR_TEST(t_float_int, float, int)
+PAIR_TEST(t_double_int, double, int)
+PAIR_TEST(t_long_int, long, int)
+PAIR_TEST(t_2int, int, int)
+PAIR_TEST(t_short_int, short, int)
+PAIR_TEST(t_ldouble_int, long double, int)
+PAIR_TEST(t_2real, float, float)
+PAIR_TEST(t_2dp, double, double)
+
+/* Fortran LOGICAL: a 4-byte integer, 0 false and anything else true (also
+ * negative values); the results are 0 and 1. */
+static void t_logical(MPI_Datatype dt, const char *tname, int cat)
+{
+    static const int32_t vals[4] = {0, 1, -1, 7};
+    int32_t in[N], io[N], ref[N];
+    for (int o = 0; o < NOPS; o++) {
+        for (int i = 0; i < N; i++) {
+            in[i] = vals[rnd() % 4];
+            io[i] = vals[rnd() % 4];
+            ref[i] = o == LAND ? in[i] && io[i] : o == LOR ? in[i] || io[i] : !in[i] != !io[i];
+        }
+        if (!run(o, in, io, N, dt, tname, cat))
+            continue;
+        for (int i = 0; i < N; i++)
+            if (io[i] != ref[i])
+                tu_fail("%s on %s: element %d is %d, expected %d", op_names[o], tname, i,
+                        (int)io[i], (int)ref[i]);
+    }
+}
 
 /* Types no predefined op takes. */
 static void t_none(MPI_Datatype dt, const char *tname, int cat)
@@ -270,6 +331,24 @@ static const struct {
     T(MPI_SHORT_INT, t_short_int, C_PAIR), T(MPI_LONG_DOUBLE_INT, t_ldouble_int, C_PAIR),
     T(MPI_CHAR, t_schar, C_INT),          T(MPI_WCHAR, t_none, C_NONE),
     T(MPI_PACKED, t_none, C_NONE),
+    /* Fortran and C++ types; Fortran integers (and MPI_CHARACTER, like MPI_CHAR) as C
+     * integers, logical ops included (as MPICH does) */
+    T(MPI_INTEGER, t_i32, C_INT),         T(MPI_INTEGER1, t_i8, C_INT),
+    T(MPI_INTEGER2, t_i16, C_INT),        T(MPI_INTEGER4, t_i32, C_INT),
+    T(MPI_INTEGER8, t_i64, C_INT),        T(MPI_CHARACTER, t_schar, C_INT),
+#ifdef __SIZEOF_INT128__
+    T(MPI_INTEGER16, t_i128, C_INT),
+#endif
+    T(MPI_REAL, t_float, C_FLOAT),        T(MPI_REAL4, t_float, C_FLOAT),
+    T(MPI_DOUBLE_PRECISION, t_double, C_FLOAT), T(MPI_REAL8, t_double, C_FLOAT),
+    T(MPI_COMPLEX, t_cfloat, C_COMPLEX),  T(MPI_COMPLEX8, t_cfloat, C_COMPLEX),
+    T(MPI_DOUBLE_COMPLEX, t_cdouble, C_COMPLEX), T(MPI_COMPLEX16, t_cdouble, C_COMPLEX),
+    T(MPI_CXX_FLOAT_COMPLEX, t_cfloat, C_COMPLEX),
+    T(MPI_CXX_DOUBLE_COMPLEX, t_cdouble, C_COMPLEX),
+    T(MPI_CXX_LONG_DOUBLE_COMPLEX, t_cldouble, C_COMPLEX),
+    T(MPI_LOGICAL, t_logical, C_LOGICAL), T(MPI_CXX_BOOL, t_bool, C_LOGICAL),
+    T(MPI_2INTEGER, t_2int, C_PAIR),      T(MPI_2REAL, t_2real, C_PAIR),
+    T(MPI_2DOUBLE_PRECISION, t_2dp, C_PAIR),
 };
 
 /* MPI_REPLACE copies in over inout, MPI_NO_OP leaves inout alone, on any type

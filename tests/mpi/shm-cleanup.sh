@@ -37,6 +37,18 @@ launch "$MPIEXEC" -n 3 tests/mpi/die_signal
 [ -z "$(leftovers "^faro-$pid-")" ] || fail "a killed job left $(leftovers "^faro-$pid-")"
 echo "ok: job with a killed rank"
 
+# libfabric's shm provider, through the ofi transport: its segment carries the
+# job's name too, so a killed rank's is removed with the job's other files.
+if ./faro_info --transports 2>/dev/null | grep -q '^  ofi  *usable'; then
+    bypid() { leftovers '^[0-9][0-9]*:[0-9][0-9]*:[0-9][0-9]*$' | sort; } # libfabric's own names
+    before=$(bypid)
+    FARO_TRANSPORTS=ofi FARO_OFI_PROVIDER=shm launch "$MPIEXEC" -n 3 tests/mpi/die_signal
+    [ $rc -ne 0 ] || fail "die_signal over ofi/shm succeeded"
+    [ -z "$(leftovers "^faro-$pid-")" ] || fail "a killed job over ofi/shm left $(leftovers "^faro-$pid-")"
+    [ "$(bypid)" = "$before" ] || fail "a killed job over ofi/shm left segments named by pid: $(bypid)"
+    echo "ok: job with a killed rank over ofi/shm"
+fi
+
 if command -v mpiexec.mpich >/dev/null 2>&1; then
     launch mpiexec.mpich -n 3 tests/mpi/die_signal
     [ $rc -ne 0 ] || fail "die_signal under Hydra succeeded"

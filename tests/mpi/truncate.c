@@ -5,6 +5,7 @@
  * Cases (each with an eager-sized and a rendezvous-sized message):
  *   Recv into a too small buffer; Irecv + Wait; Irecv + Waitall (which gives
  *   MPI_ERR_IN_STATUS and the class in status.MPI_ERROR); Mprobe + Mrecv.
+ * The error message must give the size of the incoming message.
  * Then a normal exchange in both directions. */
 #include "util.h"
 
@@ -12,17 +13,18 @@
 
 static void expect_trunc(int rc, const char *what, int n)
 {
-    int cls = -1, len;
+    int cls = -1;
     TU_ASSERT(rc != MPI_SUCCESS, "%s: %d bytes into a smaller buffer returned MPI_SUCCESS", what, n);
     TU_CHECK(MPI_Error_class(rc, &cls));
     TU_ASSERT(cls == MPI_ERR_TRUNCATE, "%s: expected MPI_ERR_TRUNCATE (%d), got %s", what,
               MPI_ERR_TRUNCATE, tu_errstr(rc));
-    /* The message gives the real sizes: what came and what fitted. */
-    char msg[MPI_MAX_ERROR_STRING], want[64];
+    /* the message says how much came in (Faro and MPICH do; Open MPI does not) */
+    char msg[MPI_MAX_ERROR_STRING], num[24];
+    int len = 0;
     TU_CHECK(MPI_Error_string(rc, msg, &len));
-    snprintf(want, sizeof want, "has %d bytes", n);
-    TU_ASSERT(strstr(msg, want) != NULL, "%s: the message \"%s\" does not say \"%s\"", what,
-              msg, want);
+    snprintf(num, sizeof num, " %d ", n);
+    TU_ASSERT(strstr(msg, num) != NULL, "%s: the error message does not give the incoming size "
+              "(%d bytes): %s", what, n, msg);
 }
 
 int main(int argc, char **argv)

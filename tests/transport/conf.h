@@ -4,7 +4,8 @@
  * The runner (conformance.c) forks the processes of one case; conf_boot.c is
  * their tiny bootstrap (address exchange and barriers through the parent over
  * a socketpair), the environment a core would build, and the helpers every
- * case uses: patterned sends, checked receives, waits that time out.
+ * case uses: patterned sends, checked receives, waits that time out. The cases
+ * of remote memory are in conf_rma.c, the others in conformance.c.
  */
 #ifndef FARO_CONF_H
 #define FARO_CONF_H
@@ -98,6 +99,11 @@ void t_fill(uint8_t *p, size_t len, uint32_t seed);
 long t_check(const uint8_t *p, size_t len, uint32_t seed); /* first bad byte, or -1 */
 int t_child(const faro_tp_ops_t *ops, const struct t_case *c, int rank, int size, int fd,
             const char *jobid, const uint8_t *key, size_t keylen);
+
+/* conf_rma.c: the cases of remote memory */
+int c_rma(struct t *t);
+int c_rma_iov(struct t *t);
+int c_rma_reuse(struct t *t);
 
 /* conf_run.c */
 int t_run_case(const faro_tp_ops_t *ops, const struct t_case *c, int n, int num, char *msg,

@@ -7,6 +7,7 @@
 
 #include "conf.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -107,6 +108,23 @@ static void t_run_reap(struct t_run *r, int killed)
     }
 }
 
+/* Remove what the case's processes left in /dev/shm under the job's names
+ * (a process killed or exiting without finalize), as mpiexec does. */
+static void t_run_cleanup(const char *jobid)
+{
+    char path[300];
+    size_t len = strlen(jobid);
+    DIR *d = opendir("/dev/shm");
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (!strncmp(e->d_name, jobid, len) && e->d_name[len] == '-') {
+            snprintf(path, sizeof path, "/dev/shm/%s", e->d_name);
+            unlink(path);
+        }
+    if (d)
+        closedir(d);
+}
+
 /* Run one case on n processes. Returns 0 passed, -1 failed, T_SKIP skipped;
  * `msg` says why. */
 int t_run_case(const faro_tp_ops_t *ops, const struct t_case *c, int n, int num, char *msg,
@@ -178,6 +196,7 @@ int t_run_case(const faro_tp_ops_t *ops, const struct t_case *c, int n, int num,
         if (r.fd[i] >= 0)
             close(r.fd[i]);
     t_run_reap(&r, killed);
+    t_run_cleanup(jobid);
     snprintf(msg, msglen, "%s", r.msg);
     return r.failed ? -1 : r.skipped ? T_SKIP : 0;
 }

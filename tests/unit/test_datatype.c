@@ -7,20 +7,37 @@
 
 #include "core.h"
 
-static void seg_is(MPI_Datatype t, int i, MPI_Aint off, size_t len)
+/* Piece i of t's typemap (the runs written out). */
+static struct piece {
+    MPI_Aint off;
+    size_t len;
+} piece(MPI_Datatype t, size_t i)
 {
-    ck_assert_int_lt(i, t->nseg);
-    ck_assert_int_eq(t->seg[i].off, off);
-    ck_assert_uint_eq(t->seg[i].len, len);
+    for (int k = 0; k < t->nrun; k++) {
+        if (i < t->run[k].n)
+            return (struct piece){t->run[k].off + (MPI_Aint)i * t->run[k].stride, t->run[k].len};
+        i -= t->run[k].n;
+    }
+    ck_abort_msg("piece %zu is past the end", i);
+    return (struct piece){0, 0};
 }
 
-/* the obvious packer: element by element, segment by segment */
+static void seg_is(MPI_Datatype t, size_t i, MPI_Aint off, size_t len)
+{
+    ck_assert_uint_lt(i, t->nseg);
+    struct piece p = piece(t, i);
+    ck_assert_int_eq(p.off, off);
+    ck_assert_uint_eq(p.len, len);
+}
+
+/* the obvious packer: element by element, piece by piece */
 static void ref_pack(const char *buf, size_t count, MPI_Datatype t, char *out)
 {
     for (size_t e = 0; e < count; e++)
-        for (int s = 0; s < t->nseg; s++) {
-            memcpy(out, buf + (MPI_Aint)e * t->extent + t->seg[s].off, t->seg[s].len);
-            out += t->seg[s].len;
+        for (size_t s = 0; s < t->nseg; s++) {
+            struct piece p = piece(t, s);
+            memcpy(out, buf + (MPI_Aint)e * t->extent + p.off, p.len);
+            out += p.len;
         }
 }
 
@@ -79,8 +96,8 @@ START_TEST(empty_type)
     MPI_Datatype e, v;
     ck_assert_int_eq(MPI_Type_contiguous(0, MPI_INT, &e), MPI_SUCCESS);
     ck_assert_int_eq(e->nseg, 0);
-    ck_assert_ptr_nonnull(e->seg); /* seg[0].off is readable for every dense type */
-    ck_assert_int_eq(e->seg[0].off, 0);
+    ck_assert_ptr_nonnull(e->run); /* run[0].off is readable for every dense type */
+    ck_assert_int_eq(e->run[0].off, 0);
     ck_assert_int_eq(e->dense, 1);
     ck_assert_uint_eq(e->size, 0);
     ck_assert_int_eq(e->extent, 0);
@@ -284,10 +301,11 @@ START_TEST(pack_matches_reference)
         memset(ref, 0x5a, span);
         faro_type_unpack(a, k, back, t);
         for (size_t e = 0, left = k; left > 0; e++)
-            for (int s = 0; s < t->nseg && left > 0; s++) {
-                size_t m = t->seg[s].len < left ? t->seg[s].len : left;
-                memcpy(ref + (MPI_Aint)e * t->extent + t->seg[s].off,
-                       buf + (MPI_Aint)e * t->extent + t->seg[s].off, m);
+            for (size_t s = 0; s < t->nseg && left > 0; s++) {
+                struct piece p = piece(t, s);
+                size_t m = p.len < left ? p.len : left;
+                memcpy(ref + (MPI_Aint)e * t->extent + p.off, buf + (MPI_Aint)e * t->extent + p.off,
+                       m);
                 left -= m;
             }
         ck_assert_int_eq(memcmp(back, ref, span), 0);

@@ -16,6 +16,7 @@
 #include "base/tunables.h"
 #include "select.h"
 #include "transport.h"
+#include "base/netif.h"
 
 #include <fcntl.h>
 #include <stdint.h>
@@ -25,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { SHOW_VERSION = 1, SHOW_TRANSPORTS = 2, SHOW_TUNABLES = 4 };
+enum { SHOW_VERSION = 1, SHOW_TRANSPORTS = 2, SHOW_TUNABLES = 4, SHOW_NETWORK = 8 };
 
 static void usage(FILE *out)
 {
@@ -36,6 +37,7 @@ static void usage(FILE *out)
           "  -a, --all         everything, with the long description of each tunable\n"
           "      --tunables    only the tunables\n"
           "      --transports  only the transports\n"
+          "      --network     only the network interfaces TCP would use, and why\n"
           "      --man         print the faro-tunables(7) man page (roff)\n"
           "      --coll        the collective algorithms and the selection rules in effect\n"
           "                    (after FARO_COLL_TUNING_FILE), as a tuning file to edit\n"
@@ -48,8 +50,8 @@ static void usage(FILE *out)
           "  -h, --help        this text\n"
           "  -V, --version     the version only\n"
           "\n"
-          "Without options it prints the version, the transports and a one-line summary of\n"
-          "each tunable. See faro_info(1) and faro-tunables(7).\n",
+          "Without options it prints the version, the transports, the network interfaces\n"
+          "and a one-line summary of each tunable. See faro_info(1) and faro-tunables(7).\n",
           out);
 }
 
@@ -146,6 +148,18 @@ static void print_attr(const faro_tp_ops_t *ops, faro_tp_t *tp, const faro_tp_at
     printf("      bandwidth:   %.0f MB/s (hint)\n", a->bandwidth_mbs);
 }
 
+/* What a usable transport noted about its choices (transport.h, init): one
+ * line each, indented under its attributes. */
+static void print_note(const char *note)
+{
+    for (const char *p = note; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n)
+            printf("      %s %.*s\n", p == note ? "found:      " : "            ", (int)n, p);
+        p += n + (p[n] == '\n');
+    }
+}
+
 static void show_transports(void)
 {
     char jobid[64];
@@ -169,7 +183,7 @@ static void show_transports(void)
         const faro_tp_ops_t *ops = faro_transports[i];
         faro_tp_t *tp = NULL;
         faro_tp_attr_t attr;
-        char why[512] = "";
+        char why[4096] = "";
         memset(&attr, 0, sizeof attr);
 
         int rc = ops->init(&tp, &env, &attr, why, sizeof why);
@@ -187,6 +201,7 @@ static void show_transports(void)
                 printf(" (but not in FARO_TRANSPORTS=%s)", allowed);
             printf("\n");
             print_attr(ops, tp, &attr);
+            print_note(why);
             ops->finalize(tp);
         } else if (rc == FARO_TP_UNAVAILABLE) {
             printf("unusable: %s\n", why[0] ? why : "(the transport gave no reason)");
@@ -194,6 +209,40 @@ static void show_transports(void)
             printf("unusable: init failed (%d)%s%s\n", rc, why[0] ? ": " : "", why);
         }
     }
+    printf("\n");
+}
+
+/* The interfaces TCP would take for a job on this node only and for one on
+ * several hosts (base/netif.h has the rules), with the reason. */
+static void show_network(void)
+{
+    const char *spec = faro_tun_str(FARO_TUN_TCP_IF);
+    const char *hint = getenv("FARO_INTERNAL_CONTROL_IF");
+    printf("Network interfaces for TCP (FARO_TCP_IF=%s%s):\n", spec,
+           hint ? "; this process runs under mpiexec's proxy" : "");
+    for (int multi = 0; multi <= 1; multi++) {
+        struct faro_netif ifs[FARO_NETIF_MAX];
+        char reason[256], why[1024], a[64];
+        int n = faro_netif_choose(spec, multi, hint, ifs, FARO_NETIF_MAX, reason, sizeof reason,
+                                  why, sizeof why);
+        printf("  %s ", multi ? "job on several hosts:" : "job on this node only:");
+        if (n < 0) {
+            printf("none: %s\n", why);
+            continue;
+        }
+        printf("%s %s\n      because: %s\n", ifs[0].name,
+               faro_netif_str(ifs[0].addr, ifs[0].prefix, a, sizeof a), reason);
+        if (multi) {
+            printf("      candidates, in order (mpiexec offers these to its proxies):");
+            for (int i = 0; i < n; i++)
+                printf(" %s %s", ifs[i].name, faro_netif_str(ifs[i].addr, ifs[i].prefix, a,
+                                                             sizeof a));
+            printf("\n");
+        }
+    }
+    if (!*spec && !hint)
+        printf("  Under mpiexec's proxies each host takes the interface its proxy's connection "
+               "went out of.\n");
     printf("\n");
 }
 
@@ -339,6 +388,8 @@ int main(int argc, char **argv)
             what |= SHOW_TUNABLES;
         else if (!strcmp(a, "--transports"))
             what |= SHOW_TRANSPORTS;
+        else if (!strcmp(a, "--network"))
+            what |= SHOW_NETWORK;
         else if (!strcmp(a, "--man"))
             man = 1;
         else if (!strcmp(a, "--coll"))
@@ -351,7 +402,7 @@ int main(int argc, char **argv)
             return 0;
         } else {
             fprintf(stderr, "faro_info: unknown option '%s'; allowed: --all, --tunables, "
-                            "--transports, --man, --coll, --map (with -n, --map-by, --bind-to, "
+                            "--transports, --network, --man, --coll, --map (with -n, --map-by, --bind-to, "
                             "--cpus-per-rank, --topology, --nic), --help, --version\n", a);
             return 2;
         }
@@ -362,7 +413,7 @@ int main(int argc, char **argv)
         return fflush(stdout) == 0 ? 0 : 1;
     }
     if (what == 0)
-        what = SHOW_VERSION | SHOW_TRANSPORTS | SHOW_TUNABLES;
+        what = SHOW_VERSION | SHOW_TRANSPORTS | SHOW_NETWORK | SHOW_TUNABLES;
 
     char err[512];
     if (faro_tunables_load(err, sizeof err) != 0) {
@@ -406,6 +457,8 @@ int main(int argc, char **argv)
     fflush(stdout); /* keep order with anything a transport prints on stderr */
     if (what & SHOW_TRANSPORTS)
         show_transports();
+    if (what & SHOW_NETWORK)
+        show_network();
     if (what & SHOW_TUNABLES)
         show_tunables(all);
     if ((what & SHOW_TUNABLES) && all) {

@@ -27,6 +27,20 @@ for tp in shm tcp; do
     echo "$out" | grep -Eq "^  $tp  *(usable|unusable: .)" || fail "transport $tp is not reported"
 done
 
+# ofi, when built: its line, the providers it found and which one it chose.
+if echo "$out" | grep -q "ofi transport built"; then
+    echo "$out" | grep -Eq "^  ofi  *(usable|unusable: .)" || fail "transport ofi is not reported"
+    if echo "$out" | grep -q "^  ofi  *usable"; then
+        echo "$out" | grep -Eq "^      found: +provider .*, domain .*: " ||
+            fail "ofi is usable but faro_info does not say which provider it chose"
+        echo "$out" | grep -Eq "^ {19}[^ ]+: qualifies" ||
+            fail "ofi is usable but no provider is listed as qualifying"
+    fi
+    err=$(FARO_OFI_PROVIDER=no-such-provider "$info" --transports)
+    echo "$err" | grep -q "^  ofi  *unusable: FARO_OFI_PROVIDER=no-such-provider: no such provider here" ||
+        fail "an unknown FARO_OFI_PROVIDER is not reported: $(echo "$err" | grep "  ofi ")"
+fi
+
 out=$(FARO_EAGER_LIMIT=16k "$info" --tunables) || fail "a good value was refused"
 echo "$out" | grep -q "^  FARO_EAGER_LIMIT = 16k (16384 bytes)   \[set" || fail "FARO_EAGER_LIMIT=16k not shown as set"
 

@@ -1,55 +1,105 @@
 /*
- * Output forwarding. Each rank writes into its own pipes; mpiexec is the only
- * writer of its own stdout and stderr and writes whole lines only, so lines of
- * different ranks never mix. A line longer than the buffer is written in
- * pieces, and a last line without a newline is written at end of file.
+ * Output forwarding. Each rank writes into its own pipes; its node cuts what
+ * arrives into whole lines (a line longer than the buffer goes in pieces, a
+ * last line without a newline at end of file), puts the tag in front of each
+ * line, and passes them on: mpiexec queues them for its own stdout or
+ * stderr, a proxy sends them up the tree in OUTPUT messages of whole lines.
+ * mpiexec is the only writer of its stdout and stderr and writes what it
+ * queued in order, so lines of different ranks never mix.
+ *
+ * mpiexec writes without blocking: to a pipe, a socket or a terminal only
+ * when poll() says there is room, at most PIPE_BUF bytes at a time (which
+ * the kernel then takes whole); to a file at once. Output to a closed pipe
+ * (mpiexec ... | head) is dropped.
  */
 #include "config.h"
 
 #include "mpiexec.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Reads per wakeup, so one chatty rank cannot starve the others. */
 #define IO_READS_PER_WAKEUP 4
+#define IO_CHUNK (64 * 1024)
 
-void mpx_stream_init(struct mpx_stream *s, int fd, int dest, int rank)
+/* The tag of a rank's lines: %r its rank, %h its host, %% a percent sign. */
+static void io_prefix(const struct mpx_job *job, int rank, char *out, size_t len)
+{
+    char host[256];
+    if (job->hostname)
+        snprintf(host, sizeof host, "%s", job->hostname[job->host_of[rank]]);
+    else if (gethostname(host, sizeof host))
+        snprintf(host, sizeof host, "localhost");
+    host[sizeof host - 1] = 0;
+    size_t o = 0;
+    out[0] = 0;
+    for (const char *p = job->tag; p && *p && o + 1 < len; p++) {
+        if (p[0] == '%' && (p[1] == 'r' || p[1] == 'h' || p[1] == '%')) {
+            if (p[1] == 'r')
+                o += (size_t)snprintf(out + o, len - o, "%d", rank);
+            else if (p[1] == 'h')
+                o += (size_t)snprintf(out + o, len - o, "%s", host);
+            else
+                out[o++] = '%';
+            p++;
+        } else {
+            out[o++] = *p;
+        }
+        if (o >= len)
+            o = len - 1;
+        out[o] = 0;
+    }
+}
+
+void mpx_stream_init(struct mpx_job *job, struct mpx_stream *s, int fd, int dest, int rank)
 {
     s->fd = fd;
     s->dest = dest;
     s->rank = rank;
     s->midline = 0;
     s->len = 0;
+    io_prefix(job, rank, s->prefix, sizeof s->prefix);
+    s->plen = strlen(s->prefix);
 }
 
-/* Our stdout may be a closed pipe (mpiexec ... | head); output is then dropped. */
-static void io_write(int fd, const char *p, size_t n)
+/* Pass buf[0, n) on: complete lines, or one piece of an overlong/final line,
+ * each behind its tag, in chunks of whole lines. */
+static void io_emit(struct mpx_job *job, struct mpx_stream *s, size_t n)
 {
-    (void)faro_pmi_write_all(fd, p, n);
-}
-
-/* Write buf[0, n): complete lines, or one piece of an overlong/final line. */
-static void io_emit(struct mpx_stream *s, size_t n, int tag)
-{
+    static char chunk[IO_CHUNK + sizeof s->prefix];
+    size_t used = 0;
     const char *p = s->buf, *end = s->buf + n;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *stop = nl ? nl + 1 : end;
-        if (tag && !s->midline) {
-            char pre[16];
-            int plen = snprintf(pre, sizeof pre, "[%d] ", s->rank);
-            io_write(s->dest, pre, (size_t)plen);
+        size_t len = (size_t)(stop - p), pre = s->midline ? 0 : s->plen;
+        if (used && used + pre + len > IO_CHUNK) {
+            mpx_output(job, s->dest, chunk, used);
+            used = 0;
         }
-        io_write(s->dest, p, (size_t)(stop - p));
+        if (pre + len > IO_CHUNK) { /* a piece as long as the buffer: on its own */
+            mpx_output(job, s->dest, s->prefix, pre);
+            mpx_output(job, s->dest, p, len);
+        } else {
+            memcpy(chunk + used, s->prefix, pre);
+            memcpy(chunk + used + pre, p, len);
+            used += pre + len;
+        }
         s->midline = !nl;
         p = stop;
     }
+    if (used)
+        mpx_output(job, s->dest, chunk, used);
 }
 
-static void io_flush_lines(struct mpx_stream *s, int tag)
+static void io_flush_lines(struct mpx_job *job, struct mpx_stream *s)
 {
     char *last = NULL;
     for (char *q = s->buf + s->len; q > s->buf; q--)
@@ -59,41 +109,123 @@ static void io_flush_lines(struct mpx_stream *s, int tag)
         }
     if (!last) {
         if (s->len == sizeof s->buf) { /* a line longer than the buffer */
-            io_emit(s, s->len, tag);
+            io_emit(job, s, s->len);
             s->len = 0;
         }
         return;
     }
     size_t n = (size_t)(last - s->buf);
-    io_emit(s, n, tag);
+    io_emit(job, s, n);
     memmove(s->buf, last, s->len - n);
     s->len -= n;
 }
 
-void mpx_stream_close(struct mpx_stream *s, int tag)
+void mpx_stream_close(struct mpx_job *job, struct mpx_stream *s)
 {
     if (s->len > 0) {
-        io_emit(s, s->len, tag);
+        io_emit(job, s, s->len);
         /* Tagged output stays one rank per line even when the rank forgot '\n'. */
-        if (tag && s->midline)
-            io_write(s->dest, "\n", 1);
+        if (s->plen && s->midline)
+            mpx_output(job, s->dest, "\n", 1);
         s->len = 0;
     }
     close(s->fd);
     s->fd = -1;
 }
 
-void mpx_stream_read(struct mpx_stream *s, int tag, int all)
+void mpx_stream_read(struct mpx_job *job, struct mpx_stream *s, int all)
 {
     for (int i = 0; (all || i < IO_READS_PER_WAKEUP) && s->fd >= 0; i++) {
         ssize_t n = read(s->fd, s->buf + s->len, sizeof s->buf - s->len);
         if (n > 0) {
             s->len += (size_t)n;
-            io_flush_lines(s, tag);
+            io_flush_lines(job, s);
         } else if (n == 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)) {
-            mpx_stream_close(s, tag);
+            mpx_stream_close(job, s);
         } else if (errno != EINTR) {
             return;
         }
     }
+}
+
+/* ---- mpiexec's own stdout and stderr ---- */
+
+/* Can a write to fd block (a pipe, a socket, a terminal)? */
+static int io_may_block(struct mpx_job *job, int dest)
+{
+    if (!job->out_kind[dest]) {
+        struct stat st;
+        int careful = fstat(dest, &st) < 0 || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
+                      isatty(dest);
+        job->out_kind[dest] = careful ? 2 : 1;
+    }
+    return job->out_kind[dest] == 2;
+}
+
+void mpx_output_flush(struct mpx_job *job, int dest)
+{
+    struct mpx_buf *q = &job->outq[dest];
+    size_t *off = &job->outq_off[dest];
+    int careful = io_may_block(job, dest);
+    while (*off < q->len) {
+        size_t n = q->len - *off;
+        if (careful) {
+            struct pollfd p = { .fd = dest, .events = POLLOUT };
+            if (poll(&p, 1, 0) <= 0)
+                break;
+            if (p.revents & (POLLERR | POLLHUP)) {
+                *off = q->len; /* nobody reads it any more: drop */
+                break;
+            }
+            if (n > PIPE_BUF)
+                n = PIPE_BUF;
+        }
+        ssize_t w = write(dest, q->p + *off, n);
+        if (w > 0)
+            *off += (size_t)w;
+        else if (w < 0 && errno == EINTR)
+            continue;
+        else if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        else
+            *off = q->len; /* a closed pipe (| head): drop */
+    }
+    if (*off == q->len)
+        q->len = *off = 0;
+}
+
+size_t mpx_output_queued(const struct mpx_job *job, int dest)
+{
+    return job->outq[dest].len - job->outq_off[dest];
+}
+
+size_t mpx_output_pending(const struct mpx_job *job)
+{
+    return mpx_output_queued(job, 1) + mpx_output_queued(job, 2);
+}
+
+void mpx_output(struct mpx_job *job, int dest, const char *p, size_t n)
+{
+    if (!job->is_root) {
+        uint32_t d = htonl((uint32_t)dest);
+        mpx_conn_send(job->parent, MPX_MSG_OUTPUT, &d, 4, p, n);
+        return;
+    }
+    if (n == 0)
+        return;
+    /* stderr and stdout keep their own order; mpiexec's own messages go
+     * straight to stderr, so flush what is queued there first. */
+    mpx_buf_put(&job->outq[dest], p, n);
+    mpx_output_flush(job, dest);
+}
+
+void mpx_output_drain(struct mpx_job *job, int ms)
+{
+    long long until = mpx_now_ms() + ms;
+    for (int dest = 1; dest <= 2; dest++)
+        while (mpx_output_queued(job, dest) && mpx_now_ms() < until) {
+            struct pollfd p = { .fd = dest, .events = POLLOUT };
+            poll(&p, 1, (int)(until - mpx_now_ms()));
+            mpx_output_flush(job, dest);
+        }
 }

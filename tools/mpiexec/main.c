@@ -1,240 +1,25 @@
 /*
- * mpiexec main: start the ranks, then one poll() loop until every rank has
- * exited and its output is drained. See mpiexec.h for the pieces and
- * mpiexec(1) for the behaviour users rely on.
+ * mpiexec main: work out the job (ranks, hosts, environment), start it, run
+ * the loop (node.c) until every rank has exited and its output is drained.
+ * Without hosts mpiexec starts the ranks itself; with hosts it starts one
+ * proxy per host, as a tree, and only coordinates. See mpiexec.h for the
+ * pieces and mpiexec(1) for the behaviour users rely on.
  */
 #include "config.h"
 
 #include "mpiexec.h"
 
-#include <dirent.h>
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <stdarg.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-long long mpx_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void main_signal_all(struct mpx_job *job, int sig)
-{
-    for (int i = 0; i < job->np; i++)
-        if (job->ranks[i].pid > 0)
-            kill(job->ranks[i].pid, sig);
-}
-
-static void main_end(struct mpx_job *job, int code, int sig)
-{
-    job->ending = 1;
-    job->exit_code = code;
-    job->kill_at = mpx_now_ms() + MPX_GRACE_MS;
-    main_signal_all(job, sig);
-}
-
-void mpx_job_fail(struct mpx_job *job, int code, const char *fmt, ...)
-{
-    if (job->ending)
-        return; /* the first failure decides; the rest is its consequence */
-    if (fmt) {
-        char line[2048];
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(line, sizeof line - 1, fmt, ap);
-        va_end(ap);
-        strcat(line, "\n");
-        fputs(line, stderr);
-        fflush(stderr);
-    }
-    main_end(job, code, SIGTERM);
-}
-
-/* A rank's process ended: forward what it wrote, then judge how it ended. */
-static void main_reaped(struct mpx_job *job, struct mpx_rank *r, int status)
-{
-    pid_t pid = r->pid;
-    r->pid = 0;
-    job->alive--;
-    mpx_pmi_serve(job, r); /* a finalize may still sit in the socket */
-    mpx_stream_read(&r->out, job->opts.tag_output, 1);
-    mpx_stream_read(&r->err, job->opts.tag_output, 1);
-
-    if (WIFSIGNALED(status)) {
-        int sig = WTERMSIG(status);
-        mpx_job_fail(job, 128 + sig, "mpiexec: rank %d (pid %ld) was killed by signal %d (%s); "
-                     "ending the job", r->rank, (long)pid, sig, strsignal(sig));
-    } else if (WEXITSTATUS(status) != 0) {
-        mpx_job_fail(job, WEXITSTATUS(status), "mpiexec: rank %d (pid %ld) exited with code %d; "
-                     "ending the job", r->rank, (long)pid, WEXITSTATUS(status));
-    } else if (r->pmi_state == MPX_PMI_INITED) {
-        mpx_job_fail(job, 1, "mpiexec: rank %d (pid %ld) exited with code 0 without calling "
-                     "MPI_Finalize; ending the job", r->rank, (long)pid);
-    }
-    if (job->opts.verbose)
-        fprintf(stderr, "mpiexec: rank %d (pid %ld) ended: %s %d\n", r->rank, (long)pid,
-                WIFSIGNALED(status) ? "signal" : "exit code",
-                WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-    if (r->pmi_fd >= 0) {
-        close(r->pmi_fd);
-        r->pmi_fd = -1;
-    }
-}
-
-static void main_reap(struct mpx_job *job)
-{
-    int status;
-    pid_t pid;
-    while ((pid = waitpid(-1, &status, WNOHANG)) > 0) {
-        for (int i = 0; i < job->np; i++)
-            if (job->ranks[i].pid == pid) {
-                main_reaped(job, &job->ranks[i], status);
-                break;
-            }
-    }
-}
-
-static void main_on_signal(struct mpx_job *job, int sfd)
-{
-    struct signalfd_siginfo si;
-    while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
-        int sig = (int)si.ssi_signo;
-        if (sig == SIGCHLD)
-            continue; /* reaped below, whatever the count of queued SIGCHLDs */
-        if (!job->ending) {
-            fprintf(stderr, "mpiexec: received signal %d (%s); passing it to the ranks and "
-                    "ending the job\n", sig, strsignal(sig));
-            main_end(job, 128 + sig, sig);
-        } else if (!job->killed) {
-            /* Asked twice: do not wait for the grace period. */
-            main_signal_all(job, SIGKILL);
-            job->killed = 1;
-        }
-    }
-    main_reap(job);
-}
-
-/* Transports name their files /dev/shm/<jobid>-...; a crashed job leaves them. */
-static void main_clean_shm(const struct mpx_job *job)
-{
-    DIR *d = opendir("/dev/shm");
-    if (!d)
-        return;
-    char prefix[80];
-    int plen = snprintf(prefix, sizeof prefix, "%s-", job->kvsname);
-    int removed = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL)
-        if (strncmp(e->d_name, prefix, (size_t)plen) == 0 && unlinkat(dirfd(d), e->d_name, 0) == 0)
-            removed++;
-    closedir(d);
-    if (removed && job->opts.verbose)
-        fprintf(stderr, "mpiexec: removed %d leftover file(s) /dev/shm/%s*\n", removed, prefix);
-}
-
-static int main_streams_open(const struct mpx_job *job)
-{
-    for (int i = 0; i < job->np; i++)
-        if (job->ranks[i].out.fd >= 0 || job->ranks[i].err.fd >= 0)
-            return 1;
-    return 0;
-}
-
-/* Milliseconds until the earliest deadline, or -1 for none. */
-static int main_wait_ms(long long now, const long long *deadlines, int n)
-{
-    long long best = -1;
-    for (int i = 0; i < n; i++)
-        if (deadlines[i] > 0 && (best < 0 || deadlines[i] < best))
-            best = deadlines[i];
-    if (best < 0)
-        return -1;
-    return best <= now ? 0 : (int)(best - now > 60000 ? 60000 : best - now);
-}
-
-static void main_loop(struct mpx_job *job, int sfd)
-{
-    int tag = job->opts.tag_output;
-    size_t cap = 1 + 3 * (size_t)job->np;
-    struct pollfd *pfd = calloc(cap, sizeof *pfd);
-    int *who = calloc(cap, sizeof *who); /* rank * 3 + (0 pmi, 1 out, 2 err) */
-    if (!pfd || !who) {
-        mpx_job_fail(job, 1, "mpiexec: out of memory");
-        main_signal_all(job, SIGKILL);
-    }
-    long long timeout_at = job->opts.timeout_s ? mpx_now_ms() + job->opts.timeout_s * 1000LL : 0;
-    long long drain_at = 0;
-
-    while (pfd && who) {
-        long long now = mpx_now_ms();
-        if (job->alive == 0) {
-            if (!drain_at)
-                drain_at = now + MPX_DRAIN_MS;
-            /* A process the rank left behind may hold its pipes; do not wait on it. */
-            if (!main_streams_open(job) || now >= drain_at)
-                break;
-        }
-        if (timeout_at && now >= timeout_at && !job->ending)
-            mpx_job_fail(job, MPX_EXIT_TIMEOUT, "mpiexec: job timed out after %d seconds; "
-                         "ending it", job->opts.timeout_s);
-        if (job->ending && !job->killed && now >= job->kill_at) {
-            main_signal_all(job, SIGKILL);
-            job->killed = 1;
-        }
-
-        nfds_t n = 0;
-        pfd[n] = (struct pollfd){ .fd = sfd, .events = POLLIN };
-        who[n++] = -1;
-        for (int i = 0; i < job->np; i++) {
-            struct mpx_rank *r = &job->ranks[i];
-            int fds[3] = { r->pmi_fd, r->out.fd, r->err.fd };
-            for (int k = 0; k < 3; k++)
-                if (fds[k] >= 0) {
-                    pfd[n] = (struct pollfd){ .fd = fds[k], .events = POLLIN };
-                    who[n++] = i * 3 + k;
-                }
-        }
-        long long deadlines[] = { timeout_at && !job->ending ? timeout_at : 0,
-                                  job->ending && !job->killed ? job->kill_at : 0, drain_at };
-        int rc = poll(pfd, n, main_wait_ms(now, deadlines, 3));
-        if (rc < 0 && errno != EINTR) {
-            mpx_job_fail(job, 1, "mpiexec: poll: %s", strerror(errno));
-            main_signal_all(job, SIGKILL);
-            break;
-        }
-        /* Requests and output first, so a finalize is seen before the exit. */
-        for (nfds_t j = 1; rc > 0 && j < n; j++) {
-            if (!pfd[j].revents)
-                continue;
-            struct mpx_rank *r = &job->ranks[who[j] / 3];
-            switch (who[j] % 3) {
-            case 0: mpx_pmi_serve(job, r); break;
-            case 1: mpx_stream_read(&r->out, tag, 0); break;
-            case 2: mpx_stream_read(&r->err, tag, 0); break;
-            }
-        }
-        if (rc > 0 && pfd[0].revents)
-            main_on_signal(job, sfd);
-    }
-    for (int i = 0; i < job->np; i++) {
-        if (job->ranks[i].out.fd >= 0)
-            mpx_stream_close(&job->ranks[i].out, tag);
-        if (job->ranks[i].err.fd >= 0)
-            mpx_stream_close(&job->ranks[i].err, tag);
-    }
-    free(pfd);
-    free(who);
-}
+extern char **environ;
 
 /* Ranks inherit 0, 1 and 2; make sure they are something. */
 static void main_fix_stdio(void)
@@ -249,66 +34,297 @@ static void main_fix_stdio(void)
         }
 }
 
-/* Three descriptors per rank: use the hard limit, not the soft one. */
-static void main_raise_nofile(void)
+/* Inside a Slurm allocation and without hosts given: the allocation's nodes,
+ * with its task counts as slots (as Hydra and Open MPI do). 1 when used. */
+static int main_slurm_hosts(struct mpx_opts *o)
 {
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
-        rl.rlim_cur = rl.rlim_max;
-        setrlimit(RLIMIT_NOFILE, &rl);
+    const char *id = getenv("SLURM_JOB_ID"), *nodes = getenv("SLURM_JOB_NODELIST");
+    if (!nodes)
+        nodes = getenv("SLURM_NODELIST");
+    if (o->have_hosts || !id || !nodes || !*nodes)
+        return 0;
+    const char *counts = getenv("SLURM_TASKS_PER_NODE");
+    if (!counts || !*counts)
+        counts = getenv("SLURM_JOB_CPUS_PER_NODE");
+    char err[600];
+    if (mpx_hosts_from_slurm(&o->hosts, nodes, counts, err, sizeof err) < 0) {
+        fprintf(stderr, "mpiexec: the Slurm allocation: %s\n", err);
+        return -1;
     }
+    o->have_hosts = 1;
+    return 1;
+}
+
+static int main_in_path(const char *cmd)
+{
+    const char *path = getenv("PATH");
+    char full[PATH_MAX];
+    for (const char *p = path ? path : ""; *p;) {
+        size_t n = strcspn(p, ":");
+        snprintf(full, sizeof full, "%.*s/%s", (int)n, n ? p : ".", cmd);
+        if (access(full, X_OK) == 0)
+            return 1;
+        p += n + (p[n] == ':');
+    }
+    return 0;
+}
+
+/* How proxies are started: an argv prefix (%h: the host), or NULL to fork. */
+static char **main_agent(const struct mpx_opts *o, int in_slurm)
+{
+    const char *l = o->launcher;
+    if (o->launcher_exec) {
+        char **v = calloc(64, sizeof *v);
+        for (int i = 0; v && i < 63 && o->launcher_exec[i]; i++)
+            v[i] = o->launcher_exec[i];
+        return v;
+    }
+    if (!l)
+        l = in_slurm && main_in_path("srun") ? "slurm" : "ssh";
+    static char *ssh[] = { "ssh", "-x", "-o", "BatchMode=yes", NULL };
+    static char *rsh[] = { "rsh", NULL };
+    static char *srun[] = { "srun", "--nodes=1", "--ntasks=1", "--nodelist=%h", "--overlap",
+                            "--cpu-bind=none", "--quiet", NULL };
+    char **src = !strcmp(l, "fork") ? NULL : !strcmp(l, "rsh") ? rsh
+                 : !strcmp(l, "slurm") ? srun : ssh;
+    if (!src)
+        return NULL;
+    char **v = calloc(16, sizeof *v);
+    for (int i = 0; v && src[i]; i++)
+        v[i] = src[i];
+    return v;
+}
+
+/* Variables that describe this process or this shell, not the job's
+ * environment: never forwarded. */
+static int main_env_local(const char *e)
+{
+    static const char *const names[] = { "HOSTNAME", "PWD", "OLDPWD", "SHLVL", "_",
+                                         "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "FARO_HOSTNAME",
+                                         NULL };
+    static const char *const prefixes[] = { "PMI_", "FARO_INTERNAL_", "SSH_", NULL };
+    size_t n = strcspn(e, "=");
+    for (int i = 0; names[i]; i++)
+        if (strlen(names[i]) == n && !strncmp(e, names[i], n))
+            return 1;
+    for (int i = 0; prefixes[i]; i++)
+        if (!strncmp(e, prefixes[i], strlen(prefixes[i])))
+            return 1;
+    return 0;
+}
+
+/* What goes to the ranks on the hosts besides -x: -envall (default), -envlist
+ * or -envnone; FARO_TCP_IF always, since the links follow it too. */
+static char **main_forward_env(const struct mpx_opts *o)
+{
+    size_t n = 0;
+    for (char **e = environ; *e; e++)
+        n++;
+    char **v = calloc(n + 2, sizeof *v);
+    size_t k = 0;
+    for (char **e = environ; v && *e; e++) {
+        size_t len = strcspn(*e, "=");
+        int take = 0;
+        if (o->env_mode == MPX_ENV_ALL)
+            take = !main_env_local(*e);
+        for (size_t i = 0; o->env_mode == MPX_ENV_LIST && i < o->nenvlist; i++)
+            take |= strlen(o->envlist[i]) == len && !strncmp(*e, o->envlist[i], len);
+        take |= len == 11 && !strncmp(*e, "FARO_TCP_IF", 11);
+        if (take)
+            v[k++] = *e;
+    }
+    return v;
+}
+
+/* The job on hosts: map, names, agent, listening socket, the children. */
+static int main_setup_hosts(struct mpx_job *job, int in_slurm)
+{
+    struct mpx_opts *o = &job->opts;
+    char err[1200];
+    job->nhosts = o->hosts.n;
+    job->hostname = calloc((size_t)job->nhosts, sizeof *job->hostname);
+    job->host_of = calloc((size_t)job->np, sizeof *job->host_of);
+    if (!job->hostname || !job->host_of)
+        return fprintf(stderr, "mpiexec: out of memory for %d ranks\n", job->np), -1;
+    for (int h = 0; h < job->nhosts; h++)
+        job->hostname[h] = o->hosts.host[h].name;
+    if (mpx_hosts_map(&o->hosts, job->np, o->map_policy, o->ppn, job->host_of, err,
+                      sizeof err) < 0)
+        return fprintf(stderr, "mpiexec: %s\n", err), -1;
+    if (mpx_process_mapping(job->host_of, job->np, job->mapping, sizeof job->mapping) < 0)
+        job->mapping[0] = 0; /* too irregular to describe: ranks exchange host names */
+    job->agent = main_agent(o, in_slurm);
+    job->agent_all = o->launcher_exec != NULL;
+    /* ssh, rsh and commands called like them hand the command line to a
+     * shell; srun runs it as it is. */
+    job->agent_shell = job->agent && strcmp(job->agent[0], "srun") != 0;
+    char dir[PATH_MAX];
+    static char proxy[PATH_MAX + 16];
+    mpx_self_dir(dir, sizeof dir);
+    snprintf(proxy, sizeof proxy, "%s/faro_proxy", dir[0] ? dir : ".");
+    job->proxy_path = o->proxy_path ? o->proxy_path : proxy;
+    job->fwd_env = main_forward_env(o);
+    job->wdir_given = o->wdir != NULL;
+    static char cwd[PATH_MAX];
+    job->wdir = o->wdir ? o->wdir : getcwd(cwd, sizeof cwd);
+    job->tcp_if = getenv("FARO_TCP_IF");
+    job->heartbeat_ms = o->heartbeat_ms;
+    if (mpx_kids_init(job, 0, job->nhosts) < 0)
+        return fprintf(stderr, "mpiexec: out of memory for %d hosts\n", job->nhosts), -1;
+    return 0;
+}
+
+/* Every host is this machine: the links stay on loopback. */
+static int main_all_local(const struct mpx_job *job)
+{
+    if (!job->agent)
+        return 1;
+    for (int h = 0; h < job->nhosts && !job->agent_all; h++)
+        if (!mpx_host_is_local(job->hostname[h]))
+            return 0;
+    return !job->agent_all;
+}
+
+static void main_print_map(const struct mpx_job *job)
+{
+    char ranks[512], line[4096];
+    for (int h = 0; h < job->nhosts; h++) {
+        mpx_host_ranks(job, h, ranks, sizeof ranks);
+        mpx_agent_line(job, h, line, sizeof line);
+        printf("host %s: ranks %s; proxy started by: %s\n", job->hostname[h], ranks, line);
+    }
+    printf("PMI_process_mapping: %s\n", job->mapping[0] ? job->mapping : "(too irregular)");
+}
+
+static void main_report(const struct mpx_job *job)
+{
+    const struct mpx_stats *s = &job->stats;
+    double n = s->ranks ? (double)s->ranks : 1;
+    fprintf(stderr, "mpiexec: %d ranks on %d host(s) ran %lld ms; key-value exchange: %u "
+            "fence(s) moved %llu bytes%s; per rank %.1f PMI messages and %.1f KiB on average "
+            "(at most %llu and %.1f KiB); control links: %llu messages, %.1f KiB\n",
+            job->np, job->nhosts ? job->nhosts : 1, mpx_now_ms() - job->t_start, job->fences,
+            (unsigned long long)job->fence_bytes,
+            job->nhosts > 1 ? " down to every host, one message per link each way per fence"
+                            : "",
+            (double)s->msgs / n, (double)s->bytes / n / 1024, (unsigned long long)s->max_msgs,
+            (double)s->max_bytes / 1024, (unsigned long long)s->ctl_frames,
+            (double)s->ctl_bytes / 1024);
 }
 
 int main(int argc, char **argv)
 {
-    struct mpx_job job = { 0 };
+    struct mpx_job job = { .listen_fd = -1, .host = -1, .is_root = 1 };
     int done;
+    job.t_start = mpx_now_ms();
     main_fix_stdio();
     int rc = mpx_opts_parse(argc, argv, &job.opts, &done);
+    int in_slurm = rc || done ? 0 : main_slurm_hosts(&job.opts);
+    if (in_slurm < 0)
+        rc = MPX_EXIT_USAGE;
     if (rc || done) {
         mpx_opts_free(&job.opts);
         return rc;
     }
-    if (job.opts.dry_run) {
-        rc = mpx_dry_run(&job.opts);
-        mpx_opts_free(&job.opts);
-        return rc;
+    struct mpx_opts *o = &job.opts;
+    job.np = o->np ? o->np : o->have_hosts ? mpx_hosts_total_slots(&o->hosts, o->ppn) : 1;
+    if (job.np > MPX_MAX_NP) {
+        fprintf(stderr, "mpiexec: the hosts offer %d slots, more ranks than the %d a job may "
+                "have; give -n\n", job.np, MPX_MAX_NP);
+        return MPX_EXIT_USAGE;
     }
-    if ((rc = mpx_check_program(&job.opts)) != 0) {
-        mpx_opts_free(&job.opts);
-        return rc;
-    }
-    main_raise_nofile();
-
-    job.np = job.opts.np;
-    job.ranks = calloc((size_t)job.np, sizeof *job.ranks);
-    job.kvs = mpx_kvs_new();
-    if (!job.ranks || !job.kvs || mpx_make_kvsname(job.kvsname, sizeof job.kvsname) < 0) {
-        fprintf(stderr, "mpiexec: out of memory setting up %d ranks\n", job.np);
+    job.tag = o->tag;
+    if (mpx_make_kvsname(job.kvsname, sizeof job.kvsname) < 0 ||
+        mpx_random(job.key, sizeof job.key) < 0 || !(job.kvs = mpx_kvs_new())) {
+        fprintf(stderr, "mpiexec: cannot set up the job (no random bytes or no memory)\n");
         return 1;
     }
-    for (int i = 0; i < job.np; i++)
-        job.ranks[i].pmi_fd = job.ranks[i].out.fd = job.ranks[i].err.fd = -1;
+    if (o->have_hosts && o->argv && main_setup_hosts(&job, in_slurm) < 0)
+        return MPX_EXIT_USAGE;
+    if (o->dry_run) {
+        int per_host = job.np;
+        if (o->have_hosts && o->argv) {
+            snprintf(job.addrs, sizeof job.addrs, "ADDRESS:PORT"); /* chosen when it runs */
+            main_print_map(&job);
+            per_host = 0;
+            for (int h = 0; h < job.nhosts; h++) {
+                int c = 0;
+                for (int r = 0; r < job.np; r++)
+                    c += job.host_of[r] == h;
+                per_host = c > per_host ? c : per_host;
+            }
+        } else if (o->have_hosts) {
+            per_host = (job.np + o->hosts.n - 1) / o->hosts.n;
+        }
+        rc = mpx_dry_run(o, per_host > 0 ? per_host : 1);
+        mpx_opts_free(o);
+        return rc;
+    }
+    if (!o->have_hosts && (rc = mpx_check_program(o)) != 0) {
+        mpx_opts_free(o);
+        return rc;
+    }
+    mpx_raise_nofile();
+
+    if (!o->have_hosts) {
+        /* Every rank here, started by mpiexec itself: one node of all. */
+        job.nlocal = job.np;
+        if (!(job.ranks = calloc((size_t)job.np, sizeof *job.ranks))) {
+            fprintf(stderr, "mpiexec: out of memory setting up %d ranks\n", job.np);
+            return 1;
+        }
+        for (int i = 0; i < job.np; i++) {
+            job.ranks[i] = (struct mpx_rank){ .rank = i, .local = i, .pmi_fd = -1,
+                                              .stdin_fd = -1 };
+            job.ranks[i].out.fd = job.ranks[i].err.fd = -1;
+        }
+        snprintf(job.mapping, sizeof job.mapping, "(vector,(0,1,%d))", job.np);
+        job.heartbeat_ms = MPX_HEARTBEAT_MS;
+    }
+    if (mpx_kvs_put(job.kvs, "PMI_process_mapping", job.mapping) < 0)
+        return 1;
 
     /* Signals arrive through a descriptor in the poll set; children get the
      * original mask back before exec. */
-    sigset_t mask, old;
-    sigemptyset(&mask);
-    sigaddset(&mask, SIGCHLD);
-    sigaddset(&mask, SIGINT);
-    sigaddset(&mask, SIGTERM);
-    sigaddset(&mask, SIGHUP);
-    sigaddset(&mask, SIGQUIT);
-    sigprocmask(SIG_BLOCK, &mask, &old);
-    int sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    sigset_t old;
+    int sfd = mpx_signals(&old);
     if (sfd < 0) {
         fprintf(stderr, "mpiexec: signalfd: %s\n", strerror(errno));
         return 1;
     }
     signal(SIGPIPE, SIG_IGN); /* a rank closing its PMI socket must not kill us */
 
-    mpx_spawn(&job, &old);
-    main_loop(&job, sfd);
+    if (o->have_hosts) {
+        char err[1200];
+        if (mpx_listen(&job, main_all_local(&job), err, sizeof err) < 0) {
+            fprintf(stderr, "mpiexec: %s\n", err);
+            return 1;
+        }
+        if (mpx_job_encode(&job) < 0) {
+            fprintf(stderr, "mpiexec: out of memory for the job description\n");
+            return 1;
+        }
+        if (o->verbose) {
+            char ranks[512];
+            for (int h = 0; h < job.nhosts; h++) {
+                mpx_host_ranks(&job, h, ranks, sizeof ranks);
+                fprintf(stderr, "mpiexec: host %s: ranks %s\n", job.hostname[h], ranks);
+            }
+        }
+        /* stdin goes to rank 0's host, unless reading it would stop us (a
+         * terminal we are in the background of). */
+        job.stdin_open = !(isatty(0) && tcgetpgrp(0) != getpgrp());
+        if (!job.stdin_open) {
+            uint32_t h = htonl((uint32_t)job.host_of[0]);
+            mpx_kid_send(&job, mpx_kid_for(&job, job.host_of[0]), MPX_MSG_STDIN, &h, 4, NULL, 0);
+        }
+        for (int i = 0; i < job.nkids && !job.ending; i++)
+            if (mpx_start_child(&job, &job.kids[i], err, sizeof err) < 0)
+                mpx_kid_lost(&job, &job.kids[i], err);
+    } else {
+        mpx_spawn(&job, &old);
+    }
+    mpx_node_loop(&job, sfd);
 
     /* Anything still alive here outlived SIGKILL's delivery or the drain. */
     while (job.alive > 0) {
@@ -316,16 +332,26 @@ int main(int argc, char **argv)
         pid_t pid = waitpid(-1, &status, 0);
         if (pid < 0)
             break;
-        for (int i = 0; i < job.np; i++)
+        for (int i = 0; i < job.nlocal; i++)
             if (job.ranks[i].pid == pid) {
-                main_reaped(&job, &job.ranks[i], status);
-                break;
+                job.ranks[i].pid = 0;
+                job.alive--;
+                mpx_report_exit(&job, &job.ranks[i], (long)pid, status);
             }
     }
-    main_clean_shm(&job);
+    mpx_output_drain(&job, 2000);
+    mpx_stats_local(&job);
+    if (o->verbose)
+        main_report(&job);
+    if (!o->have_hosts)
+        mpx_clean_shm(&job);
     close(sfd);
-    mpx_kvs_free(job.kvs);
-    free(job.ranks);
-    mpx_opts_free(&job.opts);
-    return job.exit_code;
+    int code = job.exit_code;
+    mpx_job_free(&job);
+    free(job.agent);
+    free(job.fwd_env);
+    free(job.hostname);
+    free(job.host_of);
+    mpx_opts_free(o);
+    return code;
 }

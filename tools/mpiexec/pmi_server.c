@@ -1,7 +1,13 @@
 /*
- * The PMI-1 server side: one key-value space per job, a job-wide barrier, and
- * the life-cycle commands. Every request gets exactly one reply, in order, so
- * any PMI-1 client (Faro's, MPICH's simple PMI) can talk to it.
+ * The PMI-1 server side of a node: the key-value space as this host sees it,
+ * the barrier (a fence over the whole job, tree.c), and the life-cycle
+ * commands. Every request gets exactly one reply, in order, so any PMI-1
+ * client (Faro's, MPICH's simple PMI) can talk to it.
+ *
+ * A put is visible to the ranks of this host at once and to every rank after
+ * the next barrier; a get is answered here, never sent across the network.
+ * The launcher publishes PMI_process_mapping (MPICH's format) before the
+ * ranks start, so a client learns every rank's node in one get.
  */
 #include "config.h"
 
@@ -59,7 +65,7 @@ static struct kvs_entry **kvs_slot(struct mpx_kvs *kvs, const char *key)
 }
 
 /* Later puts of a key replace earlier ones. */
-static int kvs_put(struct mpx_kvs *kvs, const char *key, const char *val)
+int mpx_kvs_put(struct mpx_kvs *kvs, const char *key, const char *val)
 {
     struct kvs_entry **pp = kvs_slot(kvs, key);
     char *v = strdup(val);
@@ -95,6 +101,12 @@ static void srv_send(struct mpx_rank *r, const char *line, int len)
      * room; a rank that went away makes this fail, and its exit is reported
      * by its process status. */
     (void)faro_pmi_write_all(r->pmi_fd, line, (size_t)len);
+    r->pmi_bytes += (unsigned long)len;
+}
+
+void mpx_pmi_send(struct mpx_rank *r, const char *line, int len)
+{
+    srv_send(r, line, len);
 }
 
 #define SRV_REPLY(r, ...)                                                    \
@@ -123,10 +135,16 @@ static void srv_barrier_in(struct mpx_job *job, struct mpx_rank *r)
         return;
     }
     r->in_barrier = 1;
-    if (++job->barrier_count < job->np)
-        return;
+    job->barrier_count++;
+    mpx_fence_local_ready(job);
+}
+
+void mpx_pmi_barrier_done(struct mpx_job *job)
+{
     job->barrier_count = 0;
-    for (int i = 0; i < job->np; i++) {
+    for (int i = 0; i < job->nlocal; i++) {
+        if (!job->ranks[i].in_barrier)
+            continue;
         job->ranks[i].in_barrier = 0;
         SRV_REPLY(&job->ranks[i], "barrier_out");
     }
@@ -140,9 +158,7 @@ static void srv_abort(struct mpx_job *job, struct mpx_rank *r, const struct faro
     const char *msg = faro_pmi_msg_get(m, "message");
     if (!msg)
         msg = faro_pmi_msg_get(m, "msg");
-    /* Exit statuses are 8 bits; keep the low byte as the shell would see it. */
-    mpx_job_fail(job, code & 0xff, "mpiexec: rank %d called MPI_Abort (code %d)%s%s", r->rank,
-                 code, msg && *msg ? ": " : "", msg ? msg : "");
+    mpx_rank_aborted(job, r->rank, code, msg);
 }
 
 static void srv_handle(struct mpx_job *job, struct mpx_rank *r, const struct faro_pmi_msg *m)
@@ -177,10 +193,12 @@ static void srv_handle(struct mpx_job *job, struct mpx_rank *r, const struct far
             return;
         if (!k || !*k || !v)
             SRV_REPLY(r, "put_result", "rc", "-1", "msg", "put needs key= and value=");
-        else if (kvs_put(job->kvs, k, v) < 0)
+        else if (mpx_kvs_put(job->kvs, k, v) < 0)
             SRV_REPLY(r, "put_result", "rc", "-1", "msg", "out of memory in mpiexec");
-        else
+        else {
+            mpx_fence_put(job, k, v);
             SRV_REPLY(r, "put_result", "rc", "0", "msg", "success");
+        }
     } else if (strcmp(cmd, "get") == 0) {
         const char *k = faro_pmi_msg_get(m, "key");
         if (srv_check_kvsname(job, r, m, "get_result") < 0)
@@ -200,6 +218,7 @@ static void srv_handle(struct mpx_job *job, struct mpx_rank *r, const struct far
         SRV_REPLY(r, "finalize_ack");
     } else if (strcmp(cmd, "abort") == 0) {
         srv_abort(job, r, m);
+    } else if (mpx_names_serve(r, m)) { /* names.c: publish_name, lookup_name, ... */
     } else {
         char msg[128];
         snprintf(msg, sizeof msg, "unknown command %.64s", cmd);
@@ -223,6 +242,8 @@ void mpx_pmi_serve(struct mpx_job *job, struct mpx_rank *r)
     while (r->pmi_fd >= 0) {
         switch (faro_pmi_reader_next(&r->reader, &line, &len, err, sizeof err)) {
         case FARO_PMI_READ_LINE:
+            r->pmi_msgs++;
+            r->pmi_bytes += (unsigned long)len + 1;
             if (faro_pmi_parse(line, len, &m, err, sizeof err) < 0) {
                 fprintf(stderr, "mpiexec: rank %d sent a malformed PMI line: %s\n", r->rank, err);
                 SRV_REPLY(r, "error", "rc", "-1", "msg", err);

@@ -44,35 +44,45 @@ void mpx_policy_setenv(const struct mpx_opts *o)
     }
 }
 
-/* faro_info is installed next to mpiexec, and built next to it in the build
- * tree; fall back to PATH. */
-static void policy_find_info(char *path, size_t len)
+void mpx_self_dir(char *dir, size_t len)
 {
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    dir[0] = 0;
     if (n > 0) {
         self[n] = '\0';
         char *slash = strrchr(self, '/');
         if (slash) {
             *slash = '\0';
-            snprintf(path, len, "%s/faro_info", self);
-            if (access(path, X_OK) == 0)
-                return;
+            snprintf(dir, len, "%s", self);
         }
+    }
+}
+
+/* faro_info is installed next to mpiexec, and built next to it in the build
+ * tree; fall back to PATH. */
+static void policy_find_info(char *path, size_t len)
+{
+    char dir[PATH_MAX];
+    mpx_self_dir(dir, sizeof dir);
+    if (dir[0]) {
+        snprintf(path, len, "%s/faro_info", dir);
+        if (access(path, X_OK) == 0)
+            return;
     }
     snprintf(path, len, "faro_info");
 }
 
-int mpx_dry_run(const struct mpx_opts *o)
+int mpx_dry_run(const struct mpx_opts *o, int np)
 {
     for (size_t i = 0; i < o->nenv; i++)
         putenv(o->env[i]);
     policy_export(o);
-    char info[PATH_MAX + 16], np[16];
+    char info[PATH_MAX + 16], nps[16];
     policy_find_info(info, sizeof info);
-    snprintf(np, sizeof np, "%d", o->np);
+    snprintf(nps, sizeof nps, "%d", np);
     fflush(stdout);
-    char *argv[] = { info, "--map", "-n", np, NULL };
+    char *argv[] = { info, "--map", "-n", nps, NULL };
     execvp(info, argv);
     fprintf(stderr, "mpiexec: --dry-run: cannot run %s: %s (it prints the placement; it is "
             "installed next to mpiexec)\n", info, strerror(errno));

@@ -1,7 +1,14 @@
 /*
- * Starting ranks: one socketpair (PMI) and two pipes (stdout, stderr) per rank,
- * then fork/exec. Every descriptor mpiexec opens is close-on-exec, so a rank
- * inherits only its own three plus stdin.
+ * Starting a node's ranks: one socketpair (PMI) and two pipes (stdout,
+ * stderr) per rank, then fork/exec. Every descriptor a node opens is
+ * close-on-exec, so a rank inherits only its own three plus stdin: mpiexec's
+ * own for rank 0 when mpiexec starts it, a pipe fed from mpiexec's stdin when
+ * a proxy does, /dev/null for every other rank.
+ *
+ * The environment of a rank started by a proxy: the proxy's own (the remote
+ * login's), then what mpiexec forwards (all of its environment by default),
+ * then -x/-genv, then the affinity options, then the PMI variables and
+ * FARO_HOSTNAME, the host name the launcher used for this host.
  */
 #include "config.h"
 
@@ -82,17 +89,20 @@ static void spawn_setenv_int(const char *name, int v)
 
 /* In the child, between fork and exec: only async-signal-safe-enough calls on
  * a single-threaded parent's copy. Never returns. */
-static void spawn_child(struct mpx_job *job, int rank, int pmi_fd, int out_fd, int err_fd,
-                        pid_t parent, const sigset_t *mask)
+static void spawn_child(struct mpx_job *job, struct mpx_rank *r, int pmi_fd, int out_fd,
+                        int err_fd, int in_fd, pid_t parent, const sigset_t *mask)
 {
-    /* Die with mpiexec, even when it is killed with SIGKILL. */
+    /* Die with this node, even when it is killed with SIGKILL. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
         _exit(1);
 
     if (dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0)
         _exit(126);
-    if (rank != 0) {
+    if (in_fd >= 0) {
+        if (dup2(in_fd, 0) < 0)
+            _exit(126);
+    } else if (r->rank != 0 || !job->is_root) {
         int null = open("/dev/null", O_RDONLY);
         if (null < 0 || dup2(null, 0) < 0)
             _exit(126);
@@ -102,16 +112,31 @@ static void spawn_child(struct mpx_job *job, int rank, int pmi_fd, int out_fd, i
     fcntl(pmi_fd, F_SETFD, 0); /* the one descriptor that must survive exec */
 
     const struct mpx_opts *o = &job->opts;
+    for (char **e = job->fwd_env; e && *e; e++)
+        putenv(*e);
     for (size_t i = 0; i < o->nenv; i++)
         putenv(o->env[i]);
     mpx_policy_setenv(o);
     spawn_setenv_int("PMI_FD", pmi_fd);
-    spawn_setenv_int("PMI_RANK", rank);
+    spawn_setenv_int("PMI_RANK", r->rank);
     spawn_setenv_int("PMI_SIZE", job->np);
     setenv("PMI_SPAWNED", "0", 1);
-    /* Hydra's names for the node-local rank; all ranks are local for now. */
-    spawn_setenv_int("MPI_LOCALRANKID", rank);
-    spawn_setenv_int("MPI_LOCALNRANKS", job->np);
+    /* Hydra's names for the node-local rank. */
+    spawn_setenv_int("MPI_LOCALRANKID", r->local);
+    spawn_setenv_int("MPI_LOCALNRANKS", job->nlocal);
+    if (job->hostname)
+        setenv("FARO_HOSTNAME", job->hostname[job->host], 1);
+    if (job->ctl_if[0])
+        setenv("FARO_INTERNAL_CONTROL_IF", job->ctl_if, 1);
+    if (job->wdir) {
+        if (chdir(job->wdir) < 0) {
+            fprintf(stderr, "mpiexec: rank %d%s%s: cannot change to the working directory "
+                    "%s: %s\n", r->rank, job->hostname ? " on " : "",
+                    job->hostname ? job->hostname[job->host] : "", job->wdir, strerror(errno));
+            _exit(MPX_EXIT_NOEXEC);
+        }
+        setenv("PWD", job->wdir, 1);
+    }
 
     signal(SIGPIPE, SIG_DFL);
     sigprocmask(SIG_SETMASK, mask, NULL);
@@ -129,7 +154,9 @@ static void spawn_child(struct mpx_job *job, int rank, int pmi_fd, int out_fd, i
     memcpy(argv + np, o->argv, (na + 1) * sizeof *argv);
     execvp(argv[0], argv);
     int e = errno;
-    fprintf(stderr, "mpiexec: rank %d: cannot execute '%s': %s\n", rank, argv[0], strerror(e));
+    fprintf(stderr, "mpiexec: rank %d%s%s: cannot execute '%s': %s\n", r->rank,
+            job->hostname ? " on " : "", job->hostname ? job->hostname[job->host] : "", argv[0],
+            strerror(e));
     _exit(e == ENOENT ? MPX_EXIT_NOTFOUND : MPX_EXIT_NOEXEC);
 }
 
@@ -141,38 +168,49 @@ static void spawn_nonblock(int fd)
 int mpx_spawn(struct mpx_job *job, const sigset_t *child_mask)
 {
     pid_t self = getpid();
-    for (int i = 0; i < job->np; i++) {
+    for (int i = 0; i < job->nlocal; i++) {
         struct mpx_rank *r = &job->ranks[i];
-        int sv[2], po[2], pe[2];
+        int sv[2], po[2], pe[2], pi[2] = { -1, -1 };
+        /* A proxy feeds rank 0's stdin from mpiexec's. */
+        int want_in = r->rank == 0 && !job->is_root;
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
-            pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0) {
-            mpx_job_fail(job, 1, "mpiexec: cannot create the descriptors of rank %d: %s%s", i,
-                         strerror(errno), errno == EMFILE ? " (raise the limit: ulimit -n)" : "");
+            pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 ||
+            (want_in && pipe2(pi, O_CLOEXEC) < 0)) {
+            mpx_job_fail(job, 1, "%s: cannot create the descriptors of rank %d: %s%s",
+                         mpx_me(job), r->rank, strerror(errno),
+                         errno == EMFILE ? " (raise the limit: ulimit -n)" : "");
             return -1;
         }
         pid_t pid = fork();
         if (pid < 0) {
-            mpx_job_fail(job, 1, "mpiexec: cannot start rank %d: fork: %s", i, strerror(errno));
+            mpx_job_fail(job, 1, "%s: cannot start rank %d: fork: %s", mpx_me(job), r->rank,
+                         strerror(errno));
             close(sv[0]), close(sv[1]), close(po[0]), close(po[1]), close(pe[0]), close(pe[1]);
             return -1;
         }
         if (pid == 0)
-            spawn_child(job, i, sv[1], po[1], pe[1], self, child_mask);
+            spawn_child(job, r, sv[1], po[1], pe[1], pi[0], self, child_mask);
         close(sv[1]);
         close(po[1]);
         close(pe[1]);
+        if (want_in) {
+            close(pi[0]);
+            spawn_nonblock(pi[1]);
+        }
         spawn_nonblock(sv[0]);
         spawn_nonblock(po[0]);
         spawn_nonblock(pe[0]);
-        r->rank = i;
         r->pid = pid;
         r->pmi_fd = sv[0];
+        r->stdin_fd = pi[1];
         faro_pmi_reader_init(&r->reader, sv[0]);
-        mpx_stream_init(&r->out, po[0], 1, i);
-        mpx_stream_init(&r->err, pe[0], 2, i);
+        mpx_stream_init(job, &r->out, po[0], 1, r->rank);
+        mpx_stream_init(job, &r->err, pe[0], 2, r->rank);
         job->alive++;
         if (job->opts.verbose)
-            fprintf(stderr, "mpiexec: rank %d started as pid %ld\n", i, (long)pid);
+            fprintf(stderr, "%s: rank %d started as pid %ld%s%s\n",
+                    mpx_me(job), r->rank, (long)pid,
+                    job->hostname ? " on " : "", job->hostname ? job->hostname[job->host] : "");
     }
     return 0;
 }

@@ -8,7 +8,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <ifaddrs.h>
 #include <net/if.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -21,103 +20,27 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/netif.h"
 #include "base/tunables.h"
 
-/* FARO_TCP_IF as a filter: an interface name, an IPv4 CIDR, or one address. */
-struct tcp_if_filter {
-    const char *name;           /* NULL when matching by network */
-    uint32_t net, mask;         /* host order */
-};
-
-static int tcp_parse_filter(const char *spec, struct tcp_if_filter *f)
+/* The address to listen on (base/netif.h has the rules); on failure `why`
+ * lists what exists. The launcher's hint names the interface its own
+ * connection from this host used. */
+static int tcp_pick_if(faro_tp_t *tp, const char *spec, int multi_host, char *why, size_t whylen)
 {
-    char ip[INET_ADDRSTRLEN];
-    struct in_addr a;
-    const char *slash = strchr(spec, '/');
-    long bits = 32;
-
-    memset(f, 0, sizeof *f);
-    if (!slash && inet_pton(AF_INET, spec, &a) != 1) {
-        f->name = spec;
-        return 0;
-    }
-    size_t n = slash ? (size_t)(slash - spec) : strlen(spec);
-    if (n >= sizeof ip)
+    struct faro_netif ifs[FARO_NETIF_MAX];
+    char reason[256], a[64];
+    int n = faro_netif_choose(spec, multi_host, getenv("FARO_INTERNAL_CONTROL_IF"), ifs,
+                              FARO_NETIF_MAX, reason, sizeof reason, why, whylen);
+    if (n < 0)
         return -1;
-    memcpy(ip, spec, n);
-    ip[n] = 0;
-    if (inet_pton(AF_INET, ip, &a) != 1)
-        return -1;
-    if (slash) {
-        char *end;
-        errno = 0;
-        bits = strtol(slash + 1, &end, 10);
-        if (errno || end == slash + 1 || *end || bits < 0 || bits > 32)
-            return -1;
-    }
-    f->mask = bits ? ~0u << (32 - bits) : 0;
-    f->net = ntohl(a.s_addr) & f->mask;
+    memset(&tp->self, 0, sizeof tp->self);
+    tp->self.sin_family = AF_INET;
+    tp->self.sin_addr = ifs[0].addr;
+    snprintf(tp->ifname, sizeof tp->ifname, "%s", ifs[0].name);
+    faro_info(1, "tcp: interface %s %s: %s", ifs[0].name,
+              faro_netif_str(ifs[0].addr, ifs[0].prefix, a, sizeof a), reason);
     return 0;
-}
-
-static int tcp_if_matches(const struct tcp_if_filter *f, const struct ifaddrs *ifa)
-{
-    uint32_t ip = ntohl(((const struct sockaddr_in *)ifa->ifa_addr)->sin_addr.s_addr);
-    if (f->name)
-        return strcmp(f->name, ifa->ifa_name) == 0;
-    return (ip & f->mask) == f->net;
-}
-
-/* Pick the address to listen on; on failure `why` lists what exists. */
-static int tcp_pick_if(faro_tp_t *tp, const char *spec, char *why, size_t whylen)
-{
-    struct tcp_if_filter f;
-    struct ifaddrs *all, *ifa, *pick = NULL, *lo = NULL;
-    char list[512] = "", ip[INET_ADDRSTRLEN];
-    size_t used = 0;
-
-    if (*spec && tcp_parse_filter(spec, &f) < 0) {
-        snprintf(why, whylen, "FARO_TCP_IF=%s is not an interface name, an IPv4 address or "
-                 "an IPv4 network a.b.c.d/n (n in 0..32)", spec);
-        return -1;
-    }
-    if (getifaddrs(&all) < 0) {
-        snprintf(why, whylen, "cannot list network interfaces: %s", strerror(errno));
-        return -1;
-    }
-    for (ifa = all; ifa; ifa = ifa->ifa_next) {
-        if (!ifa->ifa_addr || ifa->ifa_addr->sa_family != AF_INET)
-            continue;
-        int up = (ifa->ifa_flags & IFF_UP) != 0;
-        inet_ntop(AF_INET, &((struct sockaddr_in *)ifa->ifa_addr)->sin_addr, ip, sizeof ip);
-        if (used < sizeof list)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s %s%s",
-                                     used ? ", " : "", ifa->ifa_name, ip, up ? "" : " (down)");
-        if (!up || pick)
-            continue;
-        if (*spec) {
-            if (tcp_if_matches(&f, ifa))
-                pick = ifa;
-        } else if (ifa->ifa_flags & IFF_LOOPBACK) {
-            if (!lo)
-                lo = ifa;
-        } else {
-            pick = ifa;
-        }
-    }
-    if (!pick)
-        pick = lo;
-    if (pick) {
-        memcpy(&tp->self, pick->ifa_addr, sizeof tp->self);
-        snprintf(tp->ifname, sizeof tp->ifname, "%s", pick->ifa_name);
-    } else if (*spec) {
-        snprintf(why, whylen, "FARO_TCP_IF=%s matches no IPv4 interface that is up; "
-                 "interfaces here: %s", spec, used ? list : "none");
-    } else {
-        snprintf(why, whylen, "no IPv4 interface is up (not even loopback)");
-    }
-    freeifaddrs(all);
-    return pick ? 0 : -1;
 }
 
 static int tcp_listen_on(faro_tp_t *tp, char *why, size_t whylen)
@@ -170,14 +93,11 @@ static int tcp_init(faro_tp_t **out, const faro_tp_env_t *env, faro_tp_attr_t *a
     }
     /* A job that lives on one node talks over loopback unless told otherwise:
      * it never needs a routable address, and loopback is the fastest path. */
-    const char *spec = faro_tun_str(FARO_TUN_TCP_IF);
     int one_node = 1;
     for (int r = 0; r < env->size; r++)
         if (env->node_of[r] != env->node_of[env->rank])
             one_node = 0;
-    if (!*spec && one_node)
-        spec = "lo";
-    if (tcp_pick_if(tp, spec, why, whylen) < 0 ||
+    if (tcp_pick_if(tp, faro_tun_str(FARO_TUN_TCP_IF), !one_node, why, whylen) < 0 ||
         tcp_listen_on(tp, why, whylen) < 0)
         goto unavailable;
     tp->epfd = epoll_create1(EPOLL_CLOEXEC);

@@ -1,0 +1,25 @@
+#!/bin/sh
+# ofi-providers.sh: the transport conformance suite over the ofi transport's
+# other providers. `tests/transport/conformance` runs ofi with the provider
+# the transport picks by itself (tcp;ofi_rxm here); this runs the same cases
+# once per provider named in OFI_PROVIDERS (default: shm, sockets and
+# udp;ofi_rxd), each through FARO_OFI_PROVIDER. A provider that is not usable
+# here is skipped with faro_info's reason; the script is skipped (77) when
+# none is, or when ofi is not built.
+# Run from the top build directory (automake does).
+[ -x tests/transport/conformance ] && [ -x ./faro_info ] || { echo "ERROR: build first" >&2; exit 99; }
+providers=${OFI_PROVIDERS:-"shm sockets udp;ofi_rxd"}
+ran=0 failed=0
+for p in $providers; do
+    line=$(FARO_OFI_PROVIDER="$p" ./faro_info --transports 2>/dev/null | grep "^  ofi ")
+    case $line in
+    *" usable"*) ;;
+    "") echo "ofi-providers.sh: the ofi transport is not built: skipped"; exit 77 ;;
+    *) echo "# $p: skipped:${line#*:}"; continue ;;
+    esac
+    echo "# provider $p"
+    FARO_OFI_PROVIDER="$p" tests/transport/conformance ofi || failed=$((failed + 1))
+    ran=$((ran + 1))
+done
+[ $ran -gt 0 ] || exit 77
+[ $failed -eq 0 ]
