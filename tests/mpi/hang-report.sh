@@ -18,7 +18,7 @@ fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 # wait_for FILE PATTERN COUNT SECONDS: until COUNT lines of FILE match PATTERN
 wait_for() {
     n=0
-    while [ "$(grep -c -e "$2" "$1" 2>/dev/null)" -lt "$3" ]; do
+    while [ "$(cat "$1" 2>/dev/null | grep -c -e "$2")" -lt "$3" ]; do
         n=$((n + 1))
         [ $n -gt $(($4 * 10)) ] && return 1
         sleep 0.1
@@ -29,6 +29,9 @@ wait_for() {
 start() {
     case=$1 np=$2
     shift 2
+    # the last job's files go first: the background job truncates them only
+    # when it starts, and its predecessor's PIDs must not be read meanwhile
+    rm -f "$tmp/out" "$tmp/err"
     env TEST_CASE="$case" TEST_ALARM=0 "$@" "$MPIEXEC" -n "$np" tests/mpi/deadlock \
         >"$tmp/out" 2>"$tmp/err" </dev/null &
     job=$!
