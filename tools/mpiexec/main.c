@@ -164,9 +164,8 @@ static int main_setup_hosts(struct mpx_job *job, int in_slurm)
     snprintf(proxy, sizeof proxy, "%s/faro_proxy", dir[0] ? dir : ".");
     job->proxy_path = o->proxy_path ? o->proxy_path : proxy;
     job->fwd_env = main_forward_env(o);
-    job->wdir_given = o->wdir != NULL;
     static char cwd[PATH_MAX];
-    job->wdir = o->wdir ? o->wdir : getcwd(cwd, sizeof cwd);
+    job->wdir = getcwd(cwd, sizeof cwd); /* unless a program has its own -wdir */
     job->tcp_if = getenv("FARO_TCP_IF");
     job->heartbeat_ms = o->heartbeat_ms;
     if (mpx_kids_init(job, 0, job->nhosts) < 0)
@@ -233,17 +232,18 @@ int main(int argc, char **argv)
                 "have; give -n\n", job.np, MPX_MAX_NP);
         return MPX_EXIT_USAGE;
     }
+    mpx_apps_resolve(o, job.np);
     job.tag = o->tag;
     if (mpx_make_kvsname(job.kvsname, sizeof job.kvsname) < 0 ||
         mpx_random(job.key, sizeof job.key) < 0 || !(job.kvs = mpx_kvs_new())) {
         fprintf(stderr, "mpiexec: cannot set up the job (no random bytes or no memory)\n");
         return 1;
     }
-    if (o->have_hosts && o->argv && main_setup_hosts(&job, in_slurm) < 0)
+    if (o->have_hosts && o->napps && main_setup_hosts(&job, in_slurm) < 0)
         return MPX_EXIT_USAGE;
     if (o->dry_run) {
         int per_host = job.np;
-        if (o->have_hosts && o->argv) {
+        if (o->have_hosts && o->napps) {
             snprintf(job.addrs, sizeof job.addrs, "ADDRESS:PORT"); /* chosen when it runs */
             main_print_map(&job);
             per_host = 0;
@@ -275,7 +275,7 @@ int main(int argc, char **argv)
         }
         for (int i = 0; i < job.np; i++) {
             job.ranks[i] = (struct mpx_rank){ .rank = i, .local = i, .pmi_fd = -1,
-                                              .stdin_fd = -1 };
+                                              .stdin_fd = -1, .app = mpx_app_of(o, i) };
             job.ranks[i].out.fd = job.ranks[i].err.fd = -1;
         }
         snprintf(job.mapping, sizeof job.mapping, "(vector,(0,1,%d))", job.np);

@@ -65,20 +65,32 @@
 
 enum mpx_env_mode { MPX_ENV_ALL, MPX_ENV_NONE, MPX_ENV_LIST };
 
+/* One program of the job. A command line `A : B` (MPMD) or a config file
+ * gives several; their ranks come in order (A's first), and a rank's
+ * MPI_APPNUM is its program's index. */
+struct mpx_app {
+    int np;              /* its ranks; 0: not given (one program only) */
+    char **argv;         /* program and arguments (NULL-terminated) */
+    char **env;          /* "VAR=VAL" for its ranks only (-x, -env), NULL-terminated */
+    size_t nenv;
+    const char *wdir;    /* its working directory (-wdir), or NULL: the job's */
+};
+
 struct mpx_opts {
-    int np;              /* 0: not given (the slots of the host list, else 1) */
+    int np;              /* the sum of the programs' -n; 0: not given (the slots
+                          * of the host list, else 1) */
     const char *tag;     /* output prefix pattern (%r rank, %h host), or NULL */
     int timeout_s;       /* 0: none */
     int verbose;
-    char **env;          /* "VAR=VAL" set in every rank (-x, -genv), in order given */
+    char **env;          /* "VAR=VAL" set in every rank (-genv), in order given */
     size_t nenv;
     enum mpx_env_mode env_mode; /* what else of mpiexec's environment goes to other hosts */
     char **envlist;      /* -envlist names */
     size_t nenvlist;
-    const char *wdir;    /* -wdir, or NULL */
     char **prefix;       /* exec prefix argv (NULL-terminated), or NULL */
-    char **argv;         /* program and its arguments (NULL-terminated); NULL in a
-                          * dry run without one */
+    struct mpx_app *apps; /* the programs; none in a dry run without one */
+    int napps;
+    char **file_args;    /* words read from -configfile, owned (NULL-terminated) */
     /* Affinity policy passed to the ranks as FARO_* (the library binds at
      * MPI_Init); NULL or 0: not given, the rank's own environment decides. */
     const char *map_by, *bind_to, *topology, *cpus_per_rank;
@@ -127,6 +139,7 @@ enum mpx_pmi_state { MPX_PMI_NONE, MPX_PMI_INITED, MPX_PMI_FINALIZED };
 struct mpx_rank {
     int rank;            /* in the job */
     int local;           /* among this host's ranks */
+    int app;             /* its program (struct mpx_app), MPI_APPNUM */
     pid_t pid;           /* 0 once reaped */
     int pmi_fd;          /* -1 once closed */
     enum mpx_pmi_state pmi_state;
@@ -187,8 +200,8 @@ struct mpx_job {
     char mapping[1024];  /* PMI_process_mapping, or "" */
     int host;            /* this node's host, -1 at mpiexec */
     const char *tag;     /* output prefix pattern, or NULL */
-    const char *wdir;    /* the ranks' working directory; NULL: the node's own */
-    int wdir_given;      /* -wdir: a directory that does not exist is an error */
+    const char *wdir;    /* the ranks' working directory unless their program has
+                          * its own (-wdir); NULL: the node's own */
     char **fwd_env;      /* "VAR=VAL" mpiexec forwards to the ranks of every host */
     /* This node's own ranks. */
     int nlocal;
@@ -245,6 +258,17 @@ void mpx_opts_free(struct mpx_opts *o);
 /* Split CMD at blanks into a NULL-terminated argv; NULL when empty. */
 char **mpx_split(const char *cmd);
 void mpx_argv_free(char **v);
+
+/* apps.c: the programs of an MPMD job. */
+/* Read a config file (Hydra's -configfile, Open MPI's --app): one program
+ * with its options per line, '#' comments; the words, with ":" between lines,
+ * NULL-terminated (free with mpx_argv_free). NULL with err set on failure. */
+char **mpx_apps_read_file(const char *path, char *err, size_t errlen);
+/* Give every program its ranks once the job's size is known (a program
+ * without -n gets them all); 0, or -1 with a message printed. */
+int mpx_apps_resolve(struct mpx_opts *o, int np);
+/* The program of a rank. */
+int mpx_app_of(const struct mpx_opts *o, int rank);
 
 /* spawn.c */
 int mpx_make_kvsname(char *buf, size_t len);
