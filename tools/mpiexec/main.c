@@ -195,6 +195,28 @@ static void main_print_map(const struct mpx_job *job)
     printf("PMI_process_mapping: %s\n", job->mapping[0] ? job->mapping : "(too irregular)");
 }
 
+/* --display-map: hosts and programs of the ranks, before they start. */
+static void main_display_map(const struct mpx_job *job)
+{
+    char ranks[512], here[256];
+    const struct mpx_opts *o = &job->opts;
+    if (job->nhosts == 0 && gethostname(here, sizeof here))
+        snprintf(here, sizeof here, "localhost");
+    here[sizeof here - 1] = 0;
+    printf("mpiexec: %d rank(s) on %d host(s)\n", job->np, job->nhosts ? job->nhosts : 1);
+    for (int h = 0; h < (job->nhosts ? job->nhosts : 1); h++) {
+        if (job->nhosts)
+            mpx_host_ranks(job, h, ranks, sizeof ranks);
+        else
+            snprintf(ranks, sizeof ranks, job->np > 1 ? "0-%d" : "0", job->np - 1);
+        printf("  host %s: ranks %s\n", job->nhosts ? job->hostname[h] : here, ranks);
+    }
+    for (int k = 0, first = 0; o->napps > 1 && k < o->napps; first += o->apps[k++].np)
+        printf("  program %d (%s): ranks %d-%d\n", k, o->apps[k].argv[0], first,
+               first + o->apps[k].np - 1);
+    fflush(stdout);
+}
+
 static void main_report(const struct mpx_job *job)
 {
     const struct mpx_stats *s = &job->stats;
@@ -283,6 +305,8 @@ int main(int argc, char **argv)
     }
     if (mpx_kvs_put(job.kvs, "PMI_process_mapping", job.mapping) < 0)
         return 1;
+    if (o->display_map)
+        main_display_map(&job);
 
     /* Signals arrive through a descriptor in the poll set; children get the
      * original mask back before exec. */

@@ -95,6 +95,14 @@ struct mpx_opts {
      * MPI_Init); NULL or 0: not given, the rank's own environment decides. */
     const char *map_by, *bind_to, *topology, *cpus_per_rank;
     int report_bindings;
+    /* Output into files, written on the rank's host: Hydra's -outfile-pattern
+     * and -errfile-pattern (%r rank, %h host; files only), or Open MPI's
+     * --output-filename DIR (DIR/1/rank.N/stdout and stderr, also copied to
+     * mpiexec's own unless :nocopy). NULL: none. */
+    const char *outfile_pattern, *errfile_pattern, *output_dir;
+    int output_copy;
+    int timestamp;       /* --timestamp-output: each line starts with the time */
+    int display_map;     /* --display-map: print the rank -> host map first */
     int dry_run;         /* print the placement (faro_info --map) and start nothing */
     /* Hosts: none given (and no Slurm allocation) runs every rank here. */
     struct mpx_hostlist hosts;
@@ -131,6 +139,8 @@ struct mpx_stream {
     size_t len;
     char prefix[80];     /* the tag in front of each line ("" untagged) */
     size_t plen;
+    int file_fd;         /* a copy of the raw stream goes here; -1: none */
+    int forward;         /* lines go on to mpiexec (0: to the file only) */
     char buf[MPX_OUTBUF];
 };
 
@@ -293,6 +303,8 @@ int mpx_names_serve(struct mpx_rank *r, const struct faro_pmi_msg *m);
 /* iofwd.c: read what is there (a few reads, or all: until it would block);
  * forward complete lines; write out the rest and close at EOF. */
 void mpx_stream_init(struct mpx_job *job, struct mpx_stream *s, int fd, int dest, int rank);
+/* Open rank r's output files, if any (before it starts); -1 with err set. */
+int mpx_stream_files(struct mpx_job *job, struct mpx_rank *r, char *err, size_t errlen);
 void mpx_stream_read(struct mpx_job *job, struct mpx_stream *s, int all);
 void mpx_stream_close(struct mpx_job *job, struct mpx_stream *s);
 /* Where a node's output goes: its stdout/stderr (mpiexec, queued) or its parent. */

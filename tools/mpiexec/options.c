@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 static const char opt_usage[] =
     "Usage: mpiexec [options] program [arguments...]\n"
@@ -73,6 +75,12 @@ static const char opt_usage[] =
     "                       that would start the proxies; start nothing\n"
     "  --oversubscribe, --allow-run-as-root\n"
     "                       accepted for Open MPI scripts; no effect\n"
+    "  -outfile-pattern P   write each rank's stdout into its own file P (%r rank,\n"
+    "                       %h host), on the rank's host; -errfile-pattern: stderr\n"
+    "  --output-filename D  write each rank's stdout and stderr into D/1/rank.N/ as\n"
+    "                       well (D:nocopy: only there)\n"
+    "  --timestamp-output   start every output line with the time it was read\n"
+    "  --display-map        print which host runs which ranks before starting them\n"
     "  -h, --help           show this help\n"
     "  -V, --version        show the version\n"
     "  --                   end of options\n"
@@ -184,6 +192,7 @@ static const char *const opt_one[] = {
     "--launcher", "-bootstrap", "-launcher-exec", "--launcher-exec", "-bootstrap-exec",
     "-envlist", "--envlist", "-genvlist", "-wdir", "--wdir", "-wd", "--wd", "-prepend-pattern",
     "--tree-width", "--heartbeat", "--proxy-path", "-configfile", "--configfile", "--app",
+    "-outfile-pattern", "-errfile-pattern", "--output-filename", "-output-filename",
     "-app", NULL
 };
 
@@ -193,6 +202,39 @@ static int opt_takes_one(const char *a)
         if (!strcmp(a, opt_one[i]))
             return 1;
     return 0;
+}
+
+/* Open MPI's component parameters: Faro has none, but says what to set. */
+static int opt_mca(const char *name, const char *value)
+{
+    static const struct {
+        const char *mca, *faro;
+    } map[] = {
+        { "btl", "FARO_TRANSPORTS (self, shm, tcp, ofi, verbs; e.g. -x FARO_TRANSPORTS=tcp,self)" },
+        { "pml", "FARO_TRANSPORTS (Faro has one point-to-point layer over every transport)" },
+        { "mtl", "FARO_TRANSPORTS=ofi and FARO_OFI_PROVIDER" },
+        { "btl_tcp_if_include", "FARO_TCP_IF (names, addresses or CIDRs)" },
+        { "btl_tcp_if_exclude", "FARO_TCP_IF with ^ (e.g. FARO_TCP_IF=^docker0)" },
+        { "oob_tcp_if_include", "FARO_TCP_IF (mpiexec's links follow it too)" },
+        { "mtl_ofi_provider_include", "FARO_OFI_PROVIDER" },
+        { "btl_sm_eager_limit", "FARO_SHM_EAGER_LIMIT" },
+        { "btl_vader_eager_limit", "FARO_SHM_EAGER_LIMIT" },
+        { "btl_tcp_eager_limit", "FARO_TCP_EAGER_LIMIT" },
+        { "hwloc_base_binding_policy", "--bind-to" },
+        { "rmaps_base_mapping_policy", "--map-by" },
+        { "coll_tuned_use_dynamic_rules", "FARO_COLL_<COLL>_ALGORITHM or FARO_COLL_TUNING_FILE "
+                                          "(faro-coll(7))" },
+    };
+    const char *faro = NULL;
+    for (size_t i = 0; i < sizeof map / sizeof map[0] && !faro; i++)
+        if (!strcmp(name, map[i].mca))
+            faro = map[i].faro;
+    fprintf(stderr, "mpiexec: --mca %s %s: Faro has no MCA parameters (they are Open MPI's); "
+            "%s%s. Every Faro tunable is an environment variable FARO_*: faro_info lists them "
+            "with their values, faro-tunables(7) explains them, and -x VAR=VALUE passes one "
+            "to the ranks.\n", name, value, faro ? "the Faro equivalent is " : "",
+            faro ? faro : "Faro has no direct equivalent of this one");
+    return MPX_EXIT_USAGE;
 }
 
 static int opt_hosts(struct mpx_opts *o, const char *a, const char *v, int file)
@@ -232,7 +274,8 @@ static int opt_one_option(struct opt_state *st, struct mpx_opts *o)
         return OPT_PROGRAM;
     }
     int takes = opt_takes_one(a);
-    int takes2 = opt_is(a, "-genv", "--genv") || opt_is(a, "-env", "--env");
+    int mca = opt_is(a, "--mca", "-mca") || opt_is(a, "--gmca", "-gmca");
+    int takes2 = opt_is(a, "-genv", "--genv") || opt_is(a, "-env", "--env") || mca;
     if ((takes && st->i + 1 >= st->argc) || (takes2 && st->i + 2 >= st->argc)) {
         fprintf(stderr, "mpiexec: option %s needs %s\n", a,
                 takes2 ? "two values: VAR VALUE" : "a value");
@@ -257,7 +300,7 @@ static int opt_one_option(struct opt_state *st, struct mpx_opts *o)
         } else if (opt_add_env(&st->cur.env, &st->cur.nenv, v, strlen(v), getenv(v)) < 0) {
             return MPX_EXIT_USAGE;
         }
-    } else if (takes2) {
+    } else if (takes2 && !mca) {
         int global = opt_is(a, "-genv", "--genv");
         const char *name = st->argv[st->i + 1], *val = st->argv[st->i + 2];
         if (opt_add_env(global ? &o->env : &st->cur.env, global ? &o->nenv : &st->cur.nenv,
@@ -382,6 +425,33 @@ static int opt_one_option(struct opt_state *st, struct mpx_opts *o)
         o->heartbeat_ms = (int)(sec * 1000);
     } else if (opt_is(a, "--proxy-path", NULL)) {
         o->proxy_path = v;
+    } else if (mca) {
+        return opt_mca(st->argv[st->i + 1], st->argv[st->i + 2]);
+    } else if (opt_is(a, "-outfile-pattern", NULL)) {
+        o->outfile_pattern = v;
+    } else if (opt_is(a, "-errfile-pattern", NULL)) {
+        o->errfile_pattern = v;
+    } else if (opt_is(a, "--output-filename", "-output-filename")) {
+        /* Open MPI: DIR[:nocopy]; made absolute here, since the ranks'
+         * hosts write the files. */
+        static char dir[PATH_MAX];
+        size_t n = strlen(v);
+        o->output_copy = !(n > 7 && !strcasecmp(v + n - 7, ":nocopy"));
+        n -= o->output_copy ? 0 : 7;
+        char cwd[PATH_MAX] = ".";
+        if (v[0] != '/' && !getcwd(cwd, sizeof cwd))
+            return fprintf(stderr, "mpiexec: %s: %s\n", a, strerror(errno)), MPX_EXIT_USAGE;
+        if (n == 0 || (size_t)snprintf(dir, sizeof dir, "%s%s%.*s", v[0] == '/' ? "" : cwd,
+                                        v[0] == '/' ? "" : "/", (int)n, v) >= sizeof dir) {
+            fprintf(stderr, "mpiexec: %s '%s': expected a directory, optionally followed by "
+                    ":nocopy\n", a, v);
+            return MPX_EXIT_USAGE;
+        }
+        o->output_dir = dir;
+    } else if (opt_is(a, "--timestamp-output", "-timestamp-output")) {
+        o->timestamp = 1;
+    } else if (opt_is(a, "--display-map", "-display-map")) {
+        o->display_map = 1;
     } else if (opt_is(a, "--report-bindings", "-report-bindings")) {
         o->report_bindings = 1;
     } else if (opt_is(a, "--dry-run", "-dry-run")) {

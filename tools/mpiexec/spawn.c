@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +190,11 @@ int mpx_spawn(struct mpx_job *job, const sigset_t *child_mask)
         int sv[2], po[2], pe[2], pi[2] = { -1, -1 };
         /* A proxy feeds rank 0's stdin from mpiexec's. */
         int want_in = r->rank == 0 && !job->is_root;
+        char why[PATH_MAX + 128];
+        if (mpx_stream_files(job, r, why, sizeof why) < 0) {
+            mpx_job_fail(job, 1, "%s: %s", mpx_me(job), why);
+            return -1;
+        }
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
             pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 ||
             (want_in && pipe2(pi, O_CLOEXEC) < 0)) {

@@ -62,6 +62,11 @@ int mpx_job_encode(struct mpx_job *job)
     mpx_buf_str(b, opt_or_empty(o->topology));
     mpx_buf_str(b, opt_or_empty(o->cpus_per_rank));
     mpx_buf_u32(b, (uint32_t)o->report_bindings);
+    mpx_buf_str(b, opt_or_empty(o->outfile_pattern));
+    mpx_buf_str(b, opt_or_empty(o->errfile_pattern));
+    mpx_buf_str(b, opt_or_empty(o->output_dir));
+    mpx_buf_u32(b, (uint32_t)o->output_copy);
+    mpx_buf_u32(b, (uint32_t)o->timestamp);
     mpx_buf_strv(b, o->prefix);
     mpx_buf_u32(b, (uint32_t)o->napps);
     for (int k = 0; k < o->napps; k++) {
@@ -134,6 +139,11 @@ int mpx_job_decode(struct mpx_job *job, struct mpx_rd *r, char *err, size_t errl
     o->topology = null_if_empty(mpx_rd_str(r));
     o->cpus_per_rank = null_if_empty(mpx_rd_str(r));
     o->report_bindings = (int)mpx_rd_u32(r);
+    o->outfile_pattern = null_if_empty(mpx_rd_str(r));
+    o->errfile_pattern = null_if_empty(mpx_rd_str(r));
+    o->output_dir = null_if_empty(mpx_rd_str(r));
+    o->output_copy = (int)mpx_rd_u32(r);
+    o->timestamp = (int)mpx_rd_u32(r);
     o->prefix = mpx_rd_strv(r);
     if (o->prefix && !o->prefix[0]) {
         free(o->prefix);
