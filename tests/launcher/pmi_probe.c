@@ -66,7 +66,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
         fprintf(stderr, "usage: pmi_probe MODE ARGS... (modes: kvs exit signal nofinalize abort "
-                        "sleep env stdin lines shm)\n");
+                        "sleep env stdin lines shm appnum)\n");
         return 2;
     }
     if (faro_pmi_init(&info, err, sizeof err) < 0) {
@@ -95,6 +95,8 @@ int main(int argc, char **argv)
         probe_die("abort returned");
     } else if (strcmp(mode, "sleep") == 0) {
         sleep((unsigned)a1);
+    } else if (strcmp(mode, "appnum") == 0) {
+        printf("rank %d of %d: appnum %d\n", info.rank, info.size, info.appnum);
     } else if (strcmp(mode, "env") == 0) {
         for (int i = 2; i < argc; i++) {
             const char *v = getenv(argv[i]);

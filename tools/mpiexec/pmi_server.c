@@ -183,7 +183,8 @@ static void srv_handle(struct mpx_job *job, struct mpx_rank *r, const struct far
     } else if (strcmp(cmd, "get_my_kvsname") == 0) {
         SRV_REPLY(r, "my_kvsname", "kvsname", job->kvsname);
     } else if (strcmp(cmd, "get_appnum") == 0) {
-        SRV_REPLY(r, "appnum", "appnum", "0");
+        snprintf(num, sizeof num, "%d", r->app);
+        SRV_REPLY(r, "appnum", "appnum", num);
     } else if (strcmp(cmd, "get_universe_size") == 0) {
         snprintf(num, sizeof num, "%d", job->np);
         SRV_REPLY(r, "universe_size", "size", num);
