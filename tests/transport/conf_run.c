@@ -21,6 +21,16 @@
 
 #define T_SLOT (2 + FARO_TP_MAX_ADDR)
 
+int t_slow(void)
+{
+    static int slow;
+    if (!slow) {
+        const char *e = getenv("CONF_SLOW");
+        slow = e && atoi(e) > 1 && atoi(e) <= 20 ? atoi(e) : 1;
+    }
+    return slow;
+}
+
 struct t_run {
     int n, fd[T_MAXP], in[T_MAXP];   /* in: contributed to the pending allgather */
     pid_t pid[T_MAXP];
