@@ -308,6 +308,8 @@ void mpx_output(struct mpx_job *job, int dest, const char *p, size_t n)
     }
     if (n == 0)
         return;
+    if (dest == 2)
+        mpx_hang_feed(job, p, n);
     /* stderr and stdout keep their own order; mpiexec's own messages go
      * straight to stderr, so flush what is queued there first. */
     mpx_buf_put(&job->outq[dest], p, n);

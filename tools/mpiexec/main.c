@@ -307,6 +307,10 @@ int main(int argc, char **argv)
         return 1;
     if (o->display_map)
         main_display_map(&job);
+    if (mpx_hang_init(&job) < 0) {
+        fprintf(stderr, "mpiexec: out of memory for %d ranks\n", job.np);
+        return 1;
+    }
 
     /* Signals arrive through a descriptor in the poll set; children get the
      * original mask back before exec. */
@@ -371,6 +375,7 @@ int main(int argc, char **argv)
         mpx_clean_shm(&job);
     close(sfd);
     int code = job.exit_code;
+    mpx_hang_free(&job);
     mpx_job_free(&job);
     free(job.agent);
     free(job.fwd_env);

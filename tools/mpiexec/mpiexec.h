@@ -103,6 +103,7 @@ struct mpx_opts {
     int output_copy;
     int timestamp;       /* --timestamp-output: each line starts with the time */
     int display_map;     /* --display-map: print the rank -> host map first */
+    int hang_report;     /* --hang-report S (hang.c); 0: only on SIGUSR1 */
     int dry_run;         /* print the placement (faro_info --map) and start nothing */
     /* Hosts: none given (and no Slurm allocation) runs every rank here. */
     struct mpx_hostlist hosts;
@@ -260,6 +261,7 @@ struct mpx_job {
     long long kill_at;   /* monotonic ms to send SIGKILL; 0 none */
     struct mpx_stats stats; /* the subtree's, children's included once DONE */
     long long t_start;
+    struct mpx_hang *hang; /* mpiexec: the hang doctor (hang.c); NULL elsewhere */
 };
 
 /* options.c: 0 to run; otherwise the exit code to leave with (help: 0 via *done). */
@@ -279,6 +281,19 @@ char **mpx_apps_read_file(const char *path, char *err, size_t errlen);
 int mpx_apps_resolve(struct mpx_opts *o, int np);
 /* The program of a rank. */
 int mpx_app_of(const struct mpx_opts *o, int rank);
+
+/* hang.c: mpiexec's hang doctor (faro-debug(7)). */
+int mpx_hang_init(struct mpx_job *job);
+void mpx_hang_free(struct mpx_job *job);
+/* Lines of the ranks' stderr as they reach mpiexec. */
+void mpx_hang_feed(struct mpx_job *job, const char *p, size_t n);
+void mpx_hang_exited(struct mpx_job *job, int rank);
+/* SIGUSR1 to mpiexec: a report round now. */
+void mpx_hang_ask(struct mpx_job *job, long long now);
+/* The timeout expired: 1 when a report round runs first (it ends the job). */
+int mpx_hang_timeout(struct mpx_job *job, long long now);
+/* Each turn of the loop: start or finish a round; *next: its deadline. */
+void mpx_hang_tick(struct mpx_job *job, long long now, long long *next);
 
 /* spawn.c */
 int mpx_make_kvsname(char *buf, size_t len);

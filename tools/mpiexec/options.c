@@ -80,6 +80,10 @@ static const char opt_usage[] =
     "  --output-filename D  write each rank's stdout and stderr into D/1/rank.N/ as\n"
     "                       well (D:nocopy: only there)\n"
     "  --timestamp-output   start every output line with the time it was read\n"
+    "  --hang-report S      ranks blocked S seconds in MPI report what they wait for;\n"
+    "                       when all are, mpiexec prints who waits for whom and ends\n"
+    "                       a deadlocked job (exit 1); also at --timeout and on\n"
+    "                       SIGUSR1 to mpiexec (faro-debug(7))\n"
     "  --display-map        print which host runs which ranks before starting them\n"
     "  -h, --help           show this help\n"
     "  -V, --version        show the version\n"
@@ -193,6 +197,7 @@ static const char *const opt_one[] = {
     "-envlist", "--envlist", "-genvlist", "-wdir", "--wdir", "-wd", "--wd", "-prepend-pattern",
     "--tree-width", "--heartbeat", "--proxy-path", "-configfile", "--configfile", "--app",
     "-outfile-pattern", "-errfile-pattern", "--output-filename", "-output-filename",
+    "--hang-report", "-hang-report",
     "-app", NULL
 };
 
@@ -448,6 +453,14 @@ static int opt_one_option(struct opt_state *st, struct mpx_opts *o)
             return MPX_EXIT_USAGE;
         }
         o->output_dir = dir;
+    } else if (opt_is(a, "--hang-report", "-hang-report")) {
+        if (opt_int(v, 1, 86400, &o->hang_report) < 0) {
+            fprintf(stderr, "mpiexec: %s '%s': expected the seconds a rank may wait in MPI "
+                    "before it reports, 1 to 86400\n", a, v);
+            return MPX_EXIT_USAGE;
+        }
+        if (opt_add_env(&o->env, &o->nenv, "FARO_HANG_REPORT", 16, v) < 0)
+            return MPX_EXIT_USAGE;
     } else if (opt_is(a, "--timestamp-output", "-timestamp-output")) {
         o->timestamp = 1;
     } else if (opt_is(a, "--display-map", "-display-map")) {

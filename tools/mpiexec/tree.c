@@ -280,6 +280,7 @@ void mpx_fence_local_ready(struct mpx_job *job)
 /* Judge how a rank ended (mpiexec). */
 void mpx_rank_ended(struct mpx_job *job, int rank, long pid, int status, int pmi_state)
 {
+    mpx_hang_exited(job, rank);
     char who[320];
     mpx_rank_name(job, rank, pid, who, sizeof who);
     if (WIFSIGNALED(status)) {
