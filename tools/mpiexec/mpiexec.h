@@ -312,8 +312,13 @@ void mpx_pmi_barrier_done(struct mpx_job *job);
 void mpx_pmi_send(struct mpx_rank *r, const char *line, int len);
 
 /* names.c: serve a name service command (publish_name, lookup_name,
- * unpublish_name); 0 when m is none of them. */
-int mpx_names_serve(struct mpx_rank *r, const struct faro_pmi_msg *m);
+ * unpublish_name) of local rank r; 0 when m is none of them. A proxy sends
+ * it up (NAME_REQ); mpiexec answers down (NAME_REP) to the rank's host. */
+int mpx_names_serve(struct mpx_job *job, struct mpx_rank *r, const struct faro_pmi_msg *m);
+/* mpiexec: a NAME_REQ from below. */
+void mpx_names_request(struct mpx_job *job, struct mpx_rd *p);
+/* A proxy: a NAME_REP from above, for one of its ranks or one below. */
+void mpx_names_reply(struct mpx_job *job, struct mpx_rd *p);
 
 /* iofwd.c: read what is there (a few reads, or all: until it would block);
  * forward complete lines; write out the rest and close at EOF. */
@@ -356,6 +361,7 @@ enum mpx_msg {
     MPX_MSG_CHALLENGE = 1, MPX_MSG_HELLO, MPX_MSG_WELCOME, MPX_MSG_LAUNCH, MPX_MSG_HEARTBEAT,
     MPX_MSG_FENCE_UP, MPX_MSG_FENCE_DOWN, MPX_MSG_EXIT, MPX_MSG_ABORT, MPX_MSG_OUTPUT,
     MPX_MSG_LOST, MPX_MSG_DONE, MPX_MSG_SIGNAL, MPX_MSG_STDIN, MPX_MSG_STDIN_ACK,
+    MPX_MSG_NAME_REQ, MPX_MSG_NAME_REP,
 };
 #define MPX_CONN_CLOSED "the connection was closed" /* c->why at end of file */
 #define MPX_FRAME_HDR 8

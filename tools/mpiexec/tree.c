@@ -475,7 +475,7 @@ void mpx_kid_message(struct mpx_job *job, struct mpx_link *k, int type, struct m
     }
     if (!job->is_root) {
         if (type == MPX_MSG_EXIT || type == MPX_MSG_ABORT || type == MPX_MSG_OUTPUT ||
-            type == MPX_MSG_LOST || type == MPX_MSG_STDIN_ACK)
+            type == MPX_MSG_LOST || type == MPX_MSG_STDIN_ACK || type == MPX_MSG_NAME_REQ)
             tree_relay(job, type, p);
         return;
     }
@@ -508,6 +508,9 @@ void mpx_kid_message(struct mpx_job *job, struct mpx_link *k, int type, struct m
             mpx_host_lost(job, h, why);
         break;
     }
+    case MPX_MSG_NAME_REQ:
+        mpx_names_request(job, p);
+        break;
     case MPX_MSG_STDIN_ACK: {
         uint32_t n = mpx_rd_u32(p), closed = mpx_rd_u32(p);
         job->stdin_acked += n;
@@ -536,11 +539,15 @@ void mpx_parent_message(struct mpx_job *job, int type, struct mpx_rd *p)
         if (!p->bad && sig > 0 && sig < NSIG) {
             if (sig == SIGKILL)
                 job->killed = 1;
-            job->ending = 1;
+            if (sig != SIGUSR1 && sig != SIGUSR2) /* a hang report's: the job goes on */
+                job->ending = 1;
             mpx_signal_all(job, sig);
         }
         break;
     }
+    case MPX_MSG_NAME_REP:
+        mpx_names_reply(job, p);
+        break;
     case MPX_MSG_STDIN: {
         int h = (int)mpx_rd_u32(p);
         struct mpx_link *k = h == job->host ? NULL : mpx_kid_for(job, h);
