@@ -21,7 +21,8 @@ finish() {
     echo "$(basename "$0"): all checks passed"
     exit 0
 }
-need() { command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed (${2:-apt-get install $1})"; }
+# need COMMAND [PACKAGE]: skip unless COMMAND is installed (Debian PACKAGE brings it)
+need() { command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed (apt-get install ${2:-$1})"; }
 
 # faro_install PREFIX: `make install prefix=PREFIX` of this build tree. The
 # installs of tests running side by side take turns (one lock): each one

@@ -46,7 +46,7 @@ MESON
 build config-tool "language: 'c', method: 'config-tool'" "PATH=$P/bin:$PATH"
 
 # The plain call, Faro's bin first on PATH.
-if printf '%s\n' "$meson_version" 1.6.0 | sort -V -C; then
+if [ "$meson_version" != 1.6.0 ] && printf '%s\n' "$meson_version" 1.6.0 | sort -V -C; then
     # older than 1.6: pkg-config's ompi-c first
     if pkg-config --exists ompi-c 2>/dev/null; then
         echo "note: Meson $meson_version asks pkg-config for ompi-c before mpicc, and Open MPI's" \
