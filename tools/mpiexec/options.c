@@ -521,8 +521,10 @@ int mpx_opts_parse(int argc, char **argv, struct mpx_opts *o, int *done)
         }
         if (rc >= 0)
             return rc;
-        if (st.i >= st.argc && o->napps == 0 && o->dry_run && !o->file_args)
-            return 0; /* the placement needs no program */
+        if (st.i >= st.argc && o->napps == 0 && o->dry_run && !o->file_args) {
+            o->np = st.cur.np; /* the placement needs no program, only -n */
+            return 0;
+        }
         if (st.i >= st.argc || !strcmp(st.argv[st.i], ":")) {
             if (o->napps == 0)
                 fprintf(stderr, "mpiexec: no program given%s\n%s", o->file_args ?
