@@ -26,11 +26,9 @@
 #include <string.h>
 
 #include "base/log.h"
-#include "base/tunables.h"
 
 int verbs_tx_init(faro_tp_t *tp, char *why, size_t whylen)
 {
-    tp->nsbuf = (int)faro_tun_int(FARO_TUN_VERBS_SEND_BUFS);
     tp->txs = calloc((size_t)tp->ntx, sizeof *tp->txs);
     tp->sbuf = aligned_alloc(4096, (size_t)tp->nsbuf * tp->buf_size);
     tp->sfree = calloc((size_t)tp->nsbuf, sizeof *tp->sfree);
