@@ -259,10 +259,12 @@ int verbs_isend(faro_tp_t *tp, struct faro_tp_ep *ep, unsigned kind, const void 
                 size_t hdrlen, const struct iovec *iov, int iovcnt, faro_tp_done_fn done,
                 void *arg)
 {
+    /* Whatever fits one buffer: max_send with any header, and every message
+     * send_inline takes (its fallback when it says AGAIN). */
     size_t len = iov_len(iov, iovcnt);
-    if (len > tp->buf_size - VERBS_MSG_HDR - FARO_TP_MAX_HDR) {
-        faro_error("verbs: an isend of %zu bytes is larger than max_send (%zu)", len,
-                   tp->buf_size - VERBS_MSG_HDR - FARO_TP_MAX_HDR);
+    if (hdrlen + len > tp->buf_size - VERBS_MSG_HDR) {
+        faro_error("verbs: an isend of %zu + %zu bytes is larger than a buffer holds (max_send "
+                   "%zu, max_inline %zu)", hdrlen, len, tp->plan.max_send, tp->plan.max_inline);
         return FARO_TP_ERR;
     }
     int u = verbs_usable(ep);
