@@ -12,8 +12,8 @@
  * (verbs_credit.h), a send entry (VERBS_MAX_TX per process), room in its
  * queue pair (VERBS_SQ_DEPTH) and, when not inline, a send buffer; without
  * one, send_inline says FARO_TP_AGAIN and isend queues the message behind the
- * endpoint's earlier ones, in order, its payload in place (112 bytes of
- * bookkeeping each). Progress posts queued messages as credits come back and
+ * endpoint's earlier ones, in order, its payload in place (104 bytes of
+ * bookkeeping each, and 16 per iovec). Progress posts queued messages as credits come back and
  * completions free entries, and calls done once a message is copied out.
  * The queue holds what the owner posted: it is bounded by the owner.
  */
