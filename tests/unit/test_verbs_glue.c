@@ -36,6 +36,14 @@
 
 #define SPINS 200000
 
+/* Check records every ck_assert through a pipe: loops test first and fail
+ * through Check only when they must. */
+#define LOOP_CHECK(cond, ...)                                                                  \
+    do {                                                                                       \
+        if (!(cond))                                                                           \
+            ck_abort_msg(__VA_ARGS__);                                                         \
+    } while (0)
+
 struct side {
     faro_tp_t *tp;
     faro_tp_attr_t attr;
@@ -121,10 +129,19 @@ static void progress(struct glue *g, int both)
 static void wait_recv(struct glue *g, int r, long n, int both)
 {
     for (int i = 0; g->s[r].nrecv < n; i++) {
-        ck_assert_msg(i < SPINS, "rank %d got %ld of %ld messages", r, g->s[r].nrecv, n);
+        LOOP_CHECK(i < SPINS, "rank %d got %ld of %ld messages", r, g->s[r].nrecv, n);
         progress(g, both);
     }
     ck_assert_int_eq(g->s[r].bad, 0);
+}
+
+/* Progress both until rank 1 holds nothing posted (its gets and puts done). */
+static void flush_wait(struct glue *g)
+{
+    for (int i = 0; g->ops->flush(g->s[1].tp, NULL) == FARO_TP_AGAIN; i++) {
+        LOOP_CHECK(i < SPINS, "rank 1's gets and puts did not complete");
+        progress(g, 1);
+    }
 }
 
 static uint32_t seq_out[2];
@@ -334,10 +351,7 @@ static void get_check(struct glue *g, void *src, size_t len, int byte)
     struct iovec iov = { dst, len };
     int rc = o->get(g->s[1].tp, g->s[1].ep, &iov, 1, lm, rk, (uintptr_t)src, NULL, NULL);
     ck_assert_int_eq(rc, FARO_TP_OK);
-    for (int i = 0; o->flush(g->s[1].tp, g->s[1].ep) == FARO_TP_AGAIN; i++) {
-        ck_assert(i < SPINS);
-        progress(g, 1);
-    }
+    flush_wait(g);
     for (size_t i = 0; i < len; i++)
         ck_assert_msg(dst[i] == byte, "byte %zu read %#x, the source holds %#x", i, dst[i],
                       byte);
@@ -404,8 +418,7 @@ START_TEST(test_rma_pieces)
     stats(&a);
     ck_assert_int_eq(o->get(g.s[1].tp, g.s[1].ep, iov, 20, lm, rk, (uintptr_t)src, NULL, NULL),
                      FARO_TP_OK);
-    while (o->flush(g.s[1].tp, NULL) == FARO_TP_AGAIN)
-        progress(&g, 1);
+    flush_wait(&g);
     stats(&b);
     ck_assert_int_eq(b.reads - a.reads, 3); /* the stand-in gathers 8 pieces: 8 + 8 + 4 */
     for (int i = 0; i < 20; i++)
@@ -413,8 +426,7 @@ START_TEST(test_rma_pieces)
     memset(src, 0, sizeof src);
     ck_assert_int_eq(o->put(g.s[1].tp, g.s[1].ep, iov, 20, lm, rk, (uintptr_t)src, NULL, NULL),
                      FARO_TP_OK);
-    while (o->flush(g.s[1].tp, NULL) == FARO_TP_AGAIN)
-        progress(&g, 1);
+    flush_wait(&g);
     stats(&a);
     ck_assert_int_eq(a.writes - b.writes, 3);
     for (int i = 0; i < 20; i++)
