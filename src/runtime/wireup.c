@@ -205,6 +205,16 @@ static int listed(const char *name)
     return faro_tp_list_pos(faro_tun_str(FARO_TUN_TRANSPORTS), name);
 }
 
+/* Does FARO_TRANSPORTS list a transport other than self and name? */
+static int others_listed(const char *name)
+{
+    for (int i = 0; faro_transports[i]; i++)
+        if (strcmp(faro_transports[i]->name, name) && strcmp(faro_transports[i]->name, "self") &&
+            listed(faro_transports[i]->name) >= 0)
+            return 1;
+    return 0;
+}
+
 static int init_transports(char *err, size_t errlen)
 {
     int n = 0;
@@ -231,8 +241,11 @@ static int init_transports(char *err, size_t errlen)
             t->tp = NULL;
             tp_why[i] = strdup(why[0] ? why : "init failed");
             /* Asked for, and the job has peers it would carry: say once per
-             * node, without FARO_VERBOSE, that the others carry them instead. */
-            if (listed(t->ops->name) >= 0 && faro.size > 1 && faro.local_rank == 0)
+             * node, without FARO_VERBOSE, that the others carry them instead.
+             * Listed alone, it is not said here: a peer that nothing else
+             * reaches fails MPI_Init with this reason (choose). */
+            if (listed(t->ops->name) >= 0 && others_listed(t->ops->name) && faro.size > 1 &&
+                faro.local_rank == 0)
                 faro_warn("transport %s is in FARO_TRANSPORTS but unusable here: %s; the "
                           "other listed transports carry its traffic (leave it out of "
                           "FARO_TRANSPORTS to silence this)", t->ops->name, tp_why[i]);

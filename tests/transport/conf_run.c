@@ -90,8 +90,9 @@ static void t_run_msg(struct t_run *r, int i, const uint8_t *m, size_t len)
         if (!r->msg[0])
             snprintf(r->msg, sizeof r->msg, "%.*s", (int)len - 1, (const char *)m + 1);
         break;
-    case 'N':
-        printf("# %.*s\n", (int)len - 1, (const char *)m + 1);
+    case 'N': /* over a test driver, a figure is the driver's, not the network's */
+        printf("# %s%.*s\n", conf_driver_verdict ? "(over a test driver, not a device) " : "",
+               (int)len - 1, (const char *)m + 1);
         break;
     }
 }

@@ -42,6 +42,19 @@ if echo "$out" | grep -q "ofi transport built"; then
         fail "an unknown FARO_OFI_PROVIDER is not reported: $(echo "$err" | grep "  ofi ")"
 fi
 
+# verbs, when built: usable with the device it chose, or one line saying why not
+# (on a machine whose kernel has no RDMA: that, naming the sysfs class).
+if echo "$out" | grep -q "verbs transport built"; then
+    echo "$out" | grep -Eq "^  verbs  *(usable|unusable: .)" || fail "transport verbs is not reported"
+    if echo "$out" | grep -q "^  verbs  *usable"; then
+        echo "$out" | grep -Eq "^ +chosen: .* port [0-9]+, address " ||
+            fail "verbs is usable but faro_info does not say which device port it chose"
+    elif [ ! -e /sys/class/infiniband_verbs ]; then
+        echo "$out" | grep -q "^  verbs  *unusable: no RDMA device: this kernel offers no RDMA to programs (/sys/class/infiniband_verbs does not exist" ||
+            fail "verbs: the reason does not say that the kernel has no RDMA: $(echo "$out" | grep "^  verbs ")"
+    fi
+fi
+
 out=$(FARO_EAGER_LIMIT=16k "$info" --tunables) || fail "a good value was refused"
 echo "$out" | grep -q "^  FARO_EAGER_LIMIT = 16k (16384 bytes)   \[set" || fail "FARO_EAGER_LIMIT=16k not shown as set"
 
