@@ -41,6 +41,9 @@ run recv_recv 124 --hang-report 60 --timeout 3 -n 2
 has "hang report: 2 of 2 ranks blocked in MPI" "timeout"
 has "mpiexec: job timed out after 3 seconds; ending it" "timeout"
 # SIGUSR1 to mpiexec: a report now; the job goes on (to its timeout here).
+# The ranks' "pid" lines say mpiexec is ready for the signal: the last job's
+# output goes first, so that its lines are not taken for this one's.
+rm -f "$tmp/out" "$tmp/err"
 env TEST_CASE=recv_recv TEST_ALARM=0 "$MPIEXEC" --timeout 6 -n 2 tests/mpi/deadlock \
     >"$tmp/out" 2>"$tmp/err" </dev/null &
 job=$!
