@@ -7,9 +7,10 @@
  * current value. `--man` writes faro-tunables(7). `--map -n N` prints the
  * placement N ranks of one node would get (affinity/affinity.h), binding nothing.
  * `--coll` lists the collective algorithms and the selection rules in effect
- * (coll/select.h), in the FARO_COLL_TUNING_FILE format. `--prefix` prints
- * where the installation is (paths.c); `--parsable` prints everything as
- * KEY:VALUE lines for scripts (parsable.c).
+ * (coll/select.h), in the FARO_COLL_TUNING_FILE format. `--pmi` says which
+ * process manager protocol MPI_Init would speak here, and why (base/pmi.h).
+ * `--prefix` prints where the installation is (paths.c); `--parsable` prints
+ * everything as KEY:VALUE lines for scripts (parsable.c).
  */
 #include "config.h"
 #include "affinity.h"
@@ -20,6 +21,7 @@
 #include "select.h"
 #include "transport.h"
 #include "base/netif.h"
+#include "base/pmi.h"
 
 #include <fcntl.h>
 #include <stdint.h>
@@ -29,7 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { SHOW_VERSION = 1, SHOW_TRANSPORTS = 2, SHOW_TUNABLES = 4, SHOW_NETWORK = 8 };
+enum { SHOW_VERSION = 1, SHOW_TRANSPORTS = 2, SHOW_TUNABLES = 4, SHOW_NETWORK = 8,
+       SHOW_PMI = 16 };
 
 static void usage(FILE *out)
 {
@@ -41,6 +44,7 @@ static void usage(FILE *out)
           "      --tunables    only the tunables\n"
           "      --transports  only the transports\n"
           "      --network     only the network interfaces TCP would use, and why\n"
+          "      --pmi         only the process manager protocol MPI_Init would use, and why\n"
           "      --man         print the faro-tunables(7) man page (roff)\n"
           "      --coll        the collective algorithms and the selection rules in effect\n"
           "                    (after FARO_COLL_TUNING_FILE), as a tuning file to edit\n"
@@ -56,9 +60,23 @@ static void usage(FILE *out)
           "  -h, --help        this text\n"
           "  -V, --version     the version only\n"
           "\n"
-          "Without options it prints the version, the transports, the network interfaces\n"
-          "and a one-line summary of each tunable. See faro_info(1) and faro-tunables(7).\n",
+          "Without options it prints the version, the process manager protocol, the\n"
+          "transports, the network interfaces and a one-line summary of each tunable.\n"
+          "See faro_info(1) and faro-tunables(7).\n",
           out);
+}
+
+/* The protocol MPI_Init would speak with the process manager here; nothing
+ * is connected. */
+static void show_pmi(void)
+{
+    char why[512];
+    const char *proto = faro_pmi_choose(why, sizeof why);
+    printf("Process manager (protocols built: %s):\n", faro_pmi_built());
+    if (proto)
+        printf("  here: %s, because %s\n\n", proto, why);
+    else
+        printf("  here: none usable: %s\n\n", why);
 }
 
 /* Sizes the way users write them: 64k rather than 65536. */
@@ -417,6 +435,8 @@ int main(int argc, char **argv)
             what |= SHOW_TRANSPORTS;
         else if (!strcmp(a, "--network"))
             what |= SHOW_NETWORK;
+        else if (!strcmp(a, "--pmi"))
+            what |= SHOW_PMI;
         else if (!strcmp(a, "--man"))
             man = 1;
         else if (!strcmp(a, "--coll"))
@@ -433,9 +453,9 @@ int main(int argc, char **argv)
             return 0;
         } else {
             fprintf(stderr, "faro_info: unknown option '%s'; allowed: --all, --tunables, "
-                            "--transports, --network, --man, --coll, --parsable, --prefix, --map (with -n, "
-                            "--map-by, --bind-to, --cpus-per-rank, --topology, --nic), --help, "
-                            "--version\n", a);
+                            "--transports, --network, --pmi, --man, --coll, --parsable, --prefix, "
+                            "--map (with -n, --map-by, --bind-to, --cpus-per-rank, --topology, "
+                            "--nic), --help, --version\n", a);
             return 2;
         }
     }
@@ -455,7 +475,7 @@ int main(int argc, char **argv)
         return fflush(stdout) == 0 ? 0 : 1;
     }
     if (what == 0)
-        what = SHOW_VERSION | SHOW_TRANSPORTS | SHOW_NETWORK | SHOW_TUNABLES;
+        what = SHOW_VERSION | SHOW_PMI | SHOW_TRANSPORTS | SHOW_NETWORK | SHOW_TUNABLES;
 
     if (faro_tunables_load(err, sizeof err) != 0) {
         faro_error("%s", err);
@@ -507,6 +527,8 @@ int main(int argc, char **argv)
         printf("  build options: %s\n", FARO_BUILD_OPTIONS);
         printf("  built with:    %s\n\n", FARO_BUILD_CC);
     }
+    if (what & SHOW_PMI)
+        show_pmi();
     fflush(stdout); /* keep order with anything a transport prints on stderr */
     if (what & SHOW_TRANSPORTS)
         show_transports();

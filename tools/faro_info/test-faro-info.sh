@@ -9,7 +9,7 @@
 srcdir=${srcdir:-.}
 info=./faro_info
 [ -x "$info" ] || { echo "ERROR: $info is missing; run make first" >&2; exit 99; }
-defs="$srcdir/src/runtime/tunables.def $srcdir/transports/*/*_tunables.def $srcdir/affinity/affinity_tunables.def $srcdir/coll/coll_tunables.def $srcdir/tools/tools_tunables.def"
+defs="$srcdir/src/runtime/tunables.def $srcdir/base/pmi_tunables.def $srcdir/transports/*/*_tunables.def $srcdir/affinity/affinity_tunables.def $srcdir/coll/coll_tunables.def $srcdir/tools/tools_tunables.def"
 
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
@@ -23,6 +23,11 @@ for id in $(cat $defs | sed -n 's/^FARO_TUNABLE(\([A-Z0-9_]*\),.*/\1/p'); do
     echo "$out" | grep -q "^  FARO_$id = " || fail "FARO_$id is not listed"
 done
 echo "$out" | grep -q "^Faro " || fail "no version line"
+# The process manager protocol MPI_Init would speak, and why.
+echo "$out" | grep -q "^  here: singleton, because no process manager" ||
+    fail "the process manager protocol is not shown (singleton here)"
+out2=$(FARO_PMI=pmi2 "$info" --pmi)
+echo "$out2" | grep -q "^  here: pmi2, because FARO_PMI=pmi2" || fail "FARO_PMI=pmi2 not shown: $out2"
 echo "$out" | grep -q "^  self  *usable" || fail "the self transport is not shown usable"
 for tp in shm tcp; do
     echo "$out" | grep -Eq "^  $tp  *(usable|unusable: .)" || fail "transport $tp is not reported"
