@@ -359,16 +359,20 @@ int faro_pmi_get(const char *key, char *val, size_t vallen)
     return 0;
 }
 
-int faro_pmi_abort(int code, const char *msg)
+int faro_pmi_abort_lost(int code, const char *msg, int lost)
 {
     if (!pmi.inited || pmi.fd < 0)
         return -1;
-    char line[FARO_PMI_LINE_MAX], codestr[16], text[FARO_PMI_VAL_MAX + 1];
+    char line[FARO_PMI_LINE_MAX], codestr[16], loststr[16], text[FARO_PMI_VAL_MAX + 1];
     snprintf(codestr, sizeof codestr, "%d", code);
+    snprintf(loststr, sizeof loststr, "%d", lost);
     snprintf(text, sizeof text, "%s", msg ? msg : "");
-    int len = text[0] ? faro_pmi_format(line, sizeof line, "abort", "exitcode", codestr,
-                                        "message", text, NULL)
-                      : faro_pmi_format(line, sizeof line, "abort", "exitcode", codestr, NULL);
+    /* the optional pairs last: a NULL key ends the list */
+    const char *k1 = text[0] ? "message" : lost >= 0 ? "lost_rank" : NULL;
+    const char *v1 = text[0] ? text : loststr;
+    const char *k2 = text[0] && lost >= 0 ? "lost_rank" : NULL;
+    int len = faro_pmi_format(line, sizeof line, "abort", "exitcode", codestr, k1, v1, k2,
+                              loststr, NULL);
     if (len < 0 || faro_pmi_write_all(pmi.fd, line, (size_t)len) < 0)
         return -1;
     /* The manager answers by killing us; wait a bounded time for it. */
@@ -377,6 +381,11 @@ int faro_pmi_abort(int code, const char *msg)
     if (poll(&p, 1, PMI_ABORT_WAIT_MS) > 0)
         (void)!read(pmi.fd, buf, sizeof buf);
     return -1;
+}
+
+int faro_pmi_abort(int code, const char *msg)
+{
+    return faro_pmi_abort_lost(code, msg, -1);
 }
 
 int faro_pmi_finalize(void)

@@ -158,7 +158,10 @@ static void srv_abort(struct mpx_job *job, struct mpx_rank *r, const struct faro
     const char *msg = faro_pmi_msg_get(m, "message");
     if (!msg)
         msg = faro_pmi_msg_get(m, "msg");
-    mpx_rank_aborted(job, r->rank, code, msg);
+    int lost = -1;
+    if (faro_pmi_msg_int(m, "lost_rank", &lost) < 0)
+        lost = -1;
+    mpx_rank_aborted(job, r->rank, code, msg, lost);
 }
 
 static void srv_handle(struct mpx_job *job, struct mpx_rank *r, const struct faro_pmi_msg *m)
