@@ -359,7 +359,8 @@ int faro_pmi_get(const char *key, char *val, size_t vallen)
     return 0;
 }
 
-int faro_pmi_abort_lost(int code, const char *msg, int lost)
+/* error: the library's own (key error=1); lost >= 0: the rank it lost. */
+static int pmi_abort(int code, const char *msg, int error, int lost)
 {
     if (!pmi.inited || pmi.fd < 0)
         return -1;
@@ -367,12 +368,25 @@ int faro_pmi_abort_lost(int code, const char *msg, int lost)
     snprintf(codestr, sizeof codestr, "%d", code);
     snprintf(loststr, sizeof loststr, "%d", lost);
     snprintf(text, sizeof text, "%s", msg ? msg : "");
-    /* the optional pairs last: a NULL key ends the list */
-    const char *k1 = text[0] ? "message" : lost >= 0 ? "lost_rank" : NULL;
-    const char *v1 = text[0] ? text : loststr;
-    const char *k2 = text[0] && lost >= 0 ? "lost_rank" : NULL;
-    int len = faro_pmi_format(line, sizeof line, "abort", "exitcode", codestr, k1, v1, k2,
-                              loststr, NULL);
+    /* the optional pairs, in this order, each present or not: a NULL key ends the list */
+    const char *kv[6];
+    int n = 0;
+    if (text[0]) {
+        kv[n++] = "message";
+        kv[n++] = text;
+    }
+    if (error) {
+        kv[n++] = "error";
+        kv[n++] = "1";
+    }
+    if (lost >= 0) {
+        kv[n++] = "lost_rank";
+        kv[n++] = loststr;
+    }
+    for (int i = n; i < 6; i++)
+        kv[i] = NULL;
+    int len = faro_pmi_format(line, sizeof line, "abort", "exitcode", codestr, kv[0], kv[1],
+                              kv[2], kv[3], kv[4], kv[5], NULL);
     if (len < 0 || faro_pmi_write_all(pmi.fd, line, (size_t)len) < 0)
         return -1;
     /* The manager answers by killing us; wait a bounded time for it. */
@@ -385,7 +399,12 @@ int faro_pmi_abort_lost(int code, const char *msg, int lost)
 
 int faro_pmi_abort(int code, const char *msg)
 {
-    return faro_pmi_abort_lost(code, msg, -1);
+    return pmi_abort(code, msg, 0, -1);
+}
+
+int faro_pmi_abort_error(int code, const char *msg, int lost)
+{
+    return pmi_abort(code, msg, 1, lost);
 }
 
 int faro_pmi_finalize(void)

@@ -65,7 +65,7 @@ _Noreturn void faro_fatal(int code, const char *fmt, ...) __attribute__((format(
  * (a lost connection, a transport error with it): the launcher is told
  * which rank, so that it reports that rank's own end (killed by a signal,
  * MPI_Abort, an exit) as the cause when it learns of it, and this message
- * only when nothing explains it (faro_pmi_abort_lost). */
+ * only when nothing explains it (faro_pmi_abort_error). */
 _Noreturn void faro_fatal_lost(int code, int lost, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Give the default action back to every signal whose handler one of the

@@ -168,7 +168,7 @@ static _Noreturn void vfatal(int code, int lost, const char *fmt, va_list ap)
     int status = code_class(code);
     if (status <= 0 || status > 255)
         status = 1;
-    faro_pmi_abort_lost(status, msg, lost); /* returns only without a process manager */
+    faro_pmi_abort_error(status, msg, lost); /* returns only without a process manager */
     _exit(status);
 }
 

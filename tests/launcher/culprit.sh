@@ -7,6 +7,7 @@
 # and exit with the documented code (mpiexec(1): 128+N for signal N, the
 # MPI_Abort code, 1 for an exit without MPI_Finalize). Over shm and tcp, a
 # few runs each, since it is a race. Across hosts: tests/launcher/multihost.sh.
+# Also: an error the library ends the job on is not reported as MPI_Abort.
 # Run from the top build directory (automake does).
 PROBE=${PROBE:-tests/mpi/die_busy}
 . "$(dirname "$0")/common.sh"
@@ -34,4 +35,11 @@ for tps in shm,tcp tcp; do
     job $tps exit0 1 ") exited with code 0 without calling MPI_Finalize; ending the job"
     grep -q "^mpiexec: rank 3 (pid " "$OUT.err" || fail "exit0 over $tps: rank 3 not named"
 done
+
+# An error Faro ends the job on (MPI_ERRORS_ARE_FATAL) is not the program's
+# MPI_Abort: it says so, with the error class as the code.
+run 6 -n 2 tests/mpi/errors_fatal
+expect_err "mpiexec: rank 1 ended the job (code 6): MPI_Send: destination 7 is invalid"
+grep -q "called MPI_Abort" "$OUT.err" && fail "errors_fatal: an error reported as MPI_Abort"
+
 echo PASS

@@ -12,7 +12,7 @@ expect_err "was killed by signal 6"
 run 1 -n 3 "$PROBE" nofinalize 1
 expect_err ") exited with code 0 without calling MPI_Finalize; ending the job"
 
-# A rank that lost contact with another (faro_pmi_abort_lost, as a lost
+# A rank that lost contact with another (faro_pmi_abort_error, as a lost
 # connection makes the library do): the other's own end, reported within a
 # heartbeat, is the verdict; without one, the report, a heartbeat later.
 run 137 -n 3 "$PROBE" lost 0 58 2 300

@@ -7,7 +7,7 @@
  *   pmi_probe signal R SIG        rank R raises SIG; the others wait in a barrier
  *   pmi_probe nofinalize R        rank R exits 0 without finalize; the others wait
  *   pmi_probe abort R CODE        rank R calls faro_pmi_abort; the others wait
- *   pmi_probe lost R CODE L [MS]  rank R calls faro_pmi_abort_lost naming rank L
+ *   pmi_probe lost R CODE L [MS]  rank R calls faro_pmi_abort_error naming rank L
  *                                 (as a rank that lost its connection to L does);
  *                                 rank L raises SIGKILL MS ms later (never when
  *                                 MS is absent); the others wait
@@ -100,7 +100,7 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "lost") == 0) {
         int lost = argc > 4 ? atoi(argv[4]) : 0, ms = argc > 5 ? atoi(argv[5]) : -1;
         if (me) {
-            faro_pmi_abort_lost(a2, "probe lost its peer on purpose", lost);
+            faro_pmi_abort_error(a2, "probe lost its peer on purpose", lost);
             probe_die("abort returned");
         }
         if (info.rank == lost && ms >= 0) {

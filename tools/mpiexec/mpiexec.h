@@ -382,8 +382,12 @@ int mpx_job_decode(struct mpx_job *job, struct mpx_rd *r, char *err, size_t errl
 /* A local rank's put, barrier entry and abort. */
 void mpx_fence_put(struct mpx_job *job, const char *key, const char *val);
 void mpx_fence_local_ready(struct mpx_job *job);
-/* lost: the rank it lost contact with (its abort's lost_rank), -1: none. */
-void mpx_rank_aborted(struct mpx_job *job, int rank, int code, const char *msg, int lost);
+/* A rank's abort. how: MPX_ABORT_PROGRAM (MPI_Abort), MPX_ABORT_ERROR (the
+ * library ended the job on an error: its abort's error=1), or the rank it
+ * lost contact with (its lost_rank, >= 0). */
+#define MPX_ABORT_PROGRAM (-1)
+#define MPX_ABORT_ERROR (-2)
+void mpx_rank_aborted(struct mpx_job *job, int rank, int code, const char *msg, int how);
 /* mpiexec: end the job with the held lost-contact report once it is due
  * (nothing else explained it); else lower *next to its due time. */
 void mpx_lost_report_due(struct mpx_job *job, long long now, long long *next);

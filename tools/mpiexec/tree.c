@@ -291,20 +291,21 @@ static const char *rank_host(const struct mpx_job *job, int rank, char *buf, siz
     return buf;
 }
 
-void mpx_rank_aborted(struct mpx_job *job, int rank, int code, const char *msg, int lost)
+void mpx_rank_aborted(struct mpx_job *job, int rank, int code, const char *msg, int how)
 {
     if (!job->is_root) {
         struct mpx_buf b = { 0 };
         mpx_buf_u32(&b, (uint32_t)rank);
         mpx_buf_u32(&b, (uint32_t)code);
         mpx_buf_str(&b, msg ? msg : "");
-        mpx_buf_u32(&b, (uint32_t)lost);
+        mpx_buf_u32(&b, (uint32_t)how);
         mpx_conn_send(job->parent, MPX_MSG_ABORT, b.p, b.len, NULL, 0);
         mpx_buf_free(&b);
         return;
     }
     char where[300];
     rank_host(job, rank, where, sizeof where);
+    int lost = how;
     if (lost >= 0 && lost < job->np && lost != rank) {
         /* The peer's own end (killed, aborted, exited) usually reaches us
          * a moment later, through its own proxy: give it a heartbeat. */
@@ -318,8 +319,9 @@ void mpx_rank_aborted(struct mpx_job *job, int rank, int code, const char *msg, 
         return;
     }
     /* Exit statuses are 8 bits; keep the low byte as the shell would see it. */
-    mpx_job_fail(job, code & 0xff, "mpiexec: rank %d%s called MPI_Abort (code %d)%s%s", rank,
-                 where, code, msg && *msg ? ": " : "", msg ? msg : "");
+    mpx_job_fail(job, code & 0xff, "mpiexec: rank %d%s %s (code %d)%s%s", rank, where,
+                 how == MPX_ABORT_PROGRAM ? "called MPI_Abort" : "ended the job", code,
+                 msg && *msg ? ": " : "", msg ? msg : "");
 }
 
 void mpx_lost_report_due(struct mpx_job *job, long long now, long long *next)
@@ -496,9 +498,9 @@ void mpx_kid_message(struct mpx_job *job, struct mpx_link *k, int type, struct m
     case MPX_MSG_ABORT: {
         int rank = (int)mpx_rd_u32(p), code = (int)mpx_rd_u32(p);
         const char *msg = mpx_rd_str(p);
-        int lost = (int)mpx_rd_u32(p);
+        int how = (int)mpx_rd_u32(p);
         if (!p->bad && rank >= 0 && rank < job->np)
-            mpx_rank_aborted(job, rank, code, msg, lost);
+            mpx_rank_aborted(job, rank, code, msg, how);
         break;
     }
     case MPX_MSG_OUTPUT: {
