@@ -43,6 +43,7 @@ static int init(int required, int *provided)
     faro.rank = pmi.rank;
     faro.size = pmi.size;
     faro_log_rank = pmi.rank;
+    faro_info(1, "process manager: %s, because %s", pmi.protocol, pmi.why);
     /* The job id names files in /dev/shm: keep it to safe characters. */
     snprintf(faro.jobid, sizeof faro.jobid, "%s", pmi.kvsname);
     if (pmi.singleton)

@@ -164,9 +164,8 @@ static int main_setup_hosts(struct mpx_job *job, int in_slurm)
     snprintf(proxy, sizeof proxy, "%s/faro_proxy", dir[0] ? dir : ".");
     job->proxy_path = o->proxy_path ? o->proxy_path : proxy;
     job->fwd_env = main_forward_env(o);
-    job->wdir_given = o->wdir != NULL;
     static char cwd[PATH_MAX];
-    job->wdir = o->wdir ? o->wdir : getcwd(cwd, sizeof cwd);
+    job->wdir = getcwd(cwd, sizeof cwd); /* unless a program has its own -wdir */
     job->tcp_if = getenv("FARO_TCP_IF");
     job->heartbeat_ms = o->heartbeat_ms;
     if (mpx_kids_init(job, 0, job->nhosts) < 0)
@@ -194,6 +193,28 @@ static void main_print_map(const struct mpx_job *job)
         printf("host %s: ranks %s; proxy started by: %s\n", job->hostname[h], ranks, line);
     }
     printf("PMI_process_mapping: %s\n", job->mapping[0] ? job->mapping : "(too irregular)");
+}
+
+/* --display-map: hosts and programs of the ranks, before they start. */
+static void main_display_map(const struct mpx_job *job)
+{
+    char ranks[512], here[256];
+    const struct mpx_opts *o = &job->opts;
+    if (job->nhosts == 0 && gethostname(here, sizeof here))
+        snprintf(here, sizeof here, "localhost");
+    here[sizeof here - 1] = 0;
+    printf("mpiexec: %d rank(s) on %d host(s)\n", job->np, job->nhosts ? job->nhosts : 1);
+    for (int h = 0; h < (job->nhosts ? job->nhosts : 1); h++) {
+        if (job->nhosts)
+            mpx_host_ranks(job, h, ranks, sizeof ranks);
+        else
+            snprintf(ranks, sizeof ranks, job->np > 1 ? "0-%d" : "0", job->np - 1);
+        printf("  host %s: ranks %s\n", job->nhosts ? job->hostname[h] : here, ranks);
+    }
+    for (int k = 0, first = 0; o->napps > 1 && k < o->napps; first += o->apps[k++].np)
+        printf("  program %d (%s): ranks %d-%d\n", k, o->apps[k].argv[0], first,
+               first + o->apps[k].np - 1);
+    fflush(stdout);
 }
 
 static void main_report(const struct mpx_job *job)
@@ -233,17 +254,18 @@ int main(int argc, char **argv)
                 "have; give -n\n", job.np, MPX_MAX_NP);
         return MPX_EXIT_USAGE;
     }
+    mpx_apps_resolve(o, job.np);
     job.tag = o->tag;
     if (mpx_make_kvsname(job.kvsname, sizeof job.kvsname) < 0 ||
         mpx_random(job.key, sizeof job.key) < 0 || !(job.kvs = mpx_kvs_new())) {
         fprintf(stderr, "mpiexec: cannot set up the job (no random bytes or no memory)\n");
         return 1;
     }
-    if (o->have_hosts && o->argv && main_setup_hosts(&job, in_slurm) < 0)
+    if (o->have_hosts && o->napps && main_setup_hosts(&job, in_slurm) < 0)
         return MPX_EXIT_USAGE;
     if (o->dry_run) {
         int per_host = job.np;
-        if (o->have_hosts && o->argv) {
+        if (o->have_hosts && o->napps) {
             snprintf(job.addrs, sizeof job.addrs, "ADDRESS:PORT"); /* chosen when it runs */
             main_print_map(&job);
             per_host = 0;
@@ -275,7 +297,7 @@ int main(int argc, char **argv)
         }
         for (int i = 0; i < job.np; i++) {
             job.ranks[i] = (struct mpx_rank){ .rank = i, .local = i, .pmi_fd = -1,
-                                              .stdin_fd = -1 };
+                                              .stdin_fd = -1, .app = mpx_app_of(o, i) };
             job.ranks[i].out.fd = job.ranks[i].err.fd = -1;
         }
         snprintf(job.mapping, sizeof job.mapping, "(vector,(0,1,%d))", job.np);
@@ -283,6 +305,12 @@ int main(int argc, char **argv)
     }
     if (mpx_kvs_put(job.kvs, "PMI_process_mapping", job.mapping) < 0)
         return 1;
+    if (o->display_map)
+        main_display_map(&job);
+    if (mpx_hang_init(&job) < 0) {
+        fprintf(stderr, "mpiexec: out of memory for %d ranks\n", job.np);
+        return 1;
+    }
 
     /* Signals arrive through a descriptor in the poll set; children get the
      * original mask back before exec. */
@@ -347,6 +375,7 @@ int main(int argc, char **argv)
         mpx_clean_shm(&job);
     close(sfd);
     int code = job.exit_code;
+    mpx_hang_free(&job);
     mpx_job_free(&job);
     free(job.agent);
     free(job.fwd_env);

@@ -65,24 +65,45 @@
 
 enum mpx_env_mode { MPX_ENV_ALL, MPX_ENV_NONE, MPX_ENV_LIST };
 
+/* One program of the job. A command line `A : B` (MPMD) or a config file
+ * gives several; their ranks come in order (A's first), and a rank's
+ * MPI_APPNUM is its program's index. */
+struct mpx_app {
+    int np;              /* its ranks; 0: not given (one program only) */
+    char **argv;         /* program and arguments (NULL-terminated) */
+    char **env;          /* "VAR=VAL" for its ranks only (-x, -env), NULL-terminated */
+    size_t nenv;
+    const char *wdir;    /* its working directory (-wdir), or NULL: the job's */
+};
+
 struct mpx_opts {
-    int np;              /* 0: not given (the slots of the host list, else 1) */
+    int np;              /* the sum of the programs' -n; 0: not given (the slots
+                          * of the host list, else 1) */
     const char *tag;     /* output prefix pattern (%r rank, %h host), or NULL */
     int timeout_s;       /* 0: none */
     int verbose;
-    char **env;          /* "VAR=VAL" set in every rank (-x, -genv), in order given */
+    char **env;          /* "VAR=VAL" set in every rank (-genv), in order given */
     size_t nenv;
     enum mpx_env_mode env_mode; /* what else of mpiexec's environment goes to other hosts */
     char **envlist;      /* -envlist names */
     size_t nenvlist;
-    const char *wdir;    /* -wdir, or NULL */
     char **prefix;       /* exec prefix argv (NULL-terminated), or NULL */
-    char **argv;         /* program and its arguments (NULL-terminated); NULL in a
-                          * dry run without one */
+    struct mpx_app *apps; /* the programs; none in a dry run without one */
+    int napps;
+    char **file_args;    /* words read from -configfile, owned (NULL-terminated) */
     /* Affinity policy passed to the ranks as FARO_* (the library binds at
      * MPI_Init); NULL or 0: not given, the rank's own environment decides. */
     const char *map_by, *bind_to, *topology, *cpus_per_rank;
     int report_bindings;
+    /* Output into files, written on the rank's host: Hydra's -outfile-pattern
+     * and -errfile-pattern (%r rank, %h host; files only), or Open MPI's
+     * --output-filename DIR (DIR/1/rank.N/stdout and stderr, also copied to
+     * mpiexec's own unless :nocopy). NULL: none. */
+    const char *outfile_pattern, *errfile_pattern, *output_dir;
+    int output_copy;
+    int timestamp;       /* --timestamp-output: each line starts with the time */
+    int display_map;     /* --display-map: print the rank -> host map first */
+    int hang_report;     /* --hang-report S (hang.c); 0: only on SIGUSR1 */
     int dry_run;         /* print the placement (faro_info --map) and start nothing */
     /* Hosts: none given (and no Slurm allocation) runs every rank here. */
     struct mpx_hostlist hosts;
@@ -119,6 +140,8 @@ struct mpx_stream {
     size_t len;
     char prefix[80];     /* the tag in front of each line ("" untagged) */
     size_t plen;
+    int file_fd;         /* a copy of the raw stream goes here; -1: none */
+    int forward;         /* lines go on to mpiexec (0: to the file only) */
     char buf[MPX_OUTBUF];
 };
 
@@ -127,6 +150,7 @@ enum mpx_pmi_state { MPX_PMI_NONE, MPX_PMI_INITED, MPX_PMI_FINALIZED };
 struct mpx_rank {
     int rank;            /* in the job */
     int local;           /* among this host's ranks */
+    int app;             /* its program (struct mpx_app), MPI_APPNUM */
     pid_t pid;           /* 0 once reaped */
     int pmi_fd;          /* -1 once closed */
     enum mpx_pmi_state pmi_state;
@@ -187,8 +211,8 @@ struct mpx_job {
     char mapping[1024];  /* PMI_process_mapping, or "" */
     int host;            /* this node's host, -1 at mpiexec */
     const char *tag;     /* output prefix pattern, or NULL */
-    const char *wdir;    /* the ranks' working directory; NULL: the node's own */
-    int wdir_given;      /* -wdir: a directory that does not exist is an error */
+    const char *wdir;    /* the ranks' working directory unless their program has
+                          * its own (-wdir); NULL: the node's own */
     char **fwd_env;      /* "VAR=VAL" mpiexec forwards to the ranks of every host */
     /* This node's own ranks. */
     int nlocal;
@@ -245,6 +269,7 @@ struct mpx_job {
     } lost_report;
     struct mpx_stats stats; /* the subtree's, children's included once DONE */
     long long t_start;
+    struct mpx_hang *hang; /* mpiexec: the hang doctor (hang.c); NULL elsewhere */
 };
 
 /* options.c: 0 to run; otherwise the exit code to leave with (help: 0 via *done). */
@@ -253,6 +278,30 @@ void mpx_opts_free(struct mpx_opts *o);
 /* Split CMD at blanks into a NULL-terminated argv; NULL when empty. */
 char **mpx_split(const char *cmd);
 void mpx_argv_free(char **v);
+
+/* apps.c: the programs of an MPMD job. */
+/* Read a config file (Hydra's -configfile, Open MPI's --app): one program
+ * with its options per line, '#' comments; the words, with ":" between lines,
+ * NULL-terminated (free with mpx_argv_free). NULL with err set on failure. */
+char **mpx_apps_read_file(const char *path, char *err, size_t errlen);
+/* Give every program its ranks once the job's size is known (a program
+ * without -n gets them all); 0, or -1 with a message printed. */
+int mpx_apps_resolve(struct mpx_opts *o, int np);
+/* The program of a rank. */
+int mpx_app_of(const struct mpx_opts *o, int rank);
+
+/* hang.c: mpiexec's hang doctor (faro-debug(7)). */
+int mpx_hang_init(struct mpx_job *job);
+void mpx_hang_free(struct mpx_job *job);
+/* Lines of the ranks' stderr as they reach mpiexec. */
+void mpx_hang_feed(struct mpx_job *job, const char *p, size_t n);
+void mpx_hang_exited(struct mpx_job *job, int rank);
+/* SIGUSR1 to mpiexec: a report round now. */
+void mpx_hang_ask(struct mpx_job *job, long long now);
+/* The timeout expired: 1 when a report round runs first (it ends the job). */
+int mpx_hang_timeout(struct mpx_job *job, long long now);
+/* Each turn of the loop: start or finish a round; *next: its deadline. */
+void mpx_hang_tick(struct mpx_job *job, long long now, long long *next);
 
 /* spawn.c */
 int mpx_make_kvsname(char *buf, size_t len);
@@ -271,12 +320,19 @@ void mpx_pmi_barrier_done(struct mpx_job *job);
 void mpx_pmi_send(struct mpx_rank *r, const char *line, int len);
 
 /* names.c: serve a name service command (publish_name, lookup_name,
- * unpublish_name); 0 when m is none of them. */
-int mpx_names_serve(struct mpx_rank *r, const struct faro_pmi_msg *m);
+ * unpublish_name) of local rank r; 0 when m is none of them. A proxy sends
+ * it up (NAME_REQ); mpiexec answers down (NAME_REP) to the rank's host. */
+int mpx_names_serve(struct mpx_job *job, struct mpx_rank *r, const struct faro_pmi_msg *m);
+/* mpiexec: a NAME_REQ from below. */
+void mpx_names_request(struct mpx_job *job, struct mpx_rd *p);
+/* A proxy: a NAME_REP from above, for one of its ranks or one below. */
+void mpx_names_reply(struct mpx_job *job, struct mpx_rd *p);
 
 /* iofwd.c: read what is there (a few reads, or all: until it would block);
  * forward complete lines; write out the rest and close at EOF. */
 void mpx_stream_init(struct mpx_job *job, struct mpx_stream *s, int fd, int dest, int rank);
+/* Open rank r's output files, if any (before it starts); -1 with err set. */
+int mpx_stream_files(struct mpx_job *job, struct mpx_rank *r, char *err, size_t errlen);
 void mpx_stream_read(struct mpx_job *job, struct mpx_stream *s, int all);
 void mpx_stream_close(struct mpx_job *job, struct mpx_stream *s);
 /* Where a node's output goes: its stdout/stderr (mpiexec, queued) or its parent. */
@@ -313,6 +369,7 @@ enum mpx_msg {
     MPX_MSG_CHALLENGE = 1, MPX_MSG_HELLO, MPX_MSG_WELCOME, MPX_MSG_LAUNCH, MPX_MSG_HEARTBEAT,
     MPX_MSG_FENCE_UP, MPX_MSG_FENCE_DOWN, MPX_MSG_EXIT, MPX_MSG_ABORT, MPX_MSG_OUTPUT,
     MPX_MSG_LOST, MPX_MSG_DONE, MPX_MSG_SIGNAL, MPX_MSG_STDIN, MPX_MSG_STDIN_ACK,
+    MPX_MSG_NAME_REQ, MPX_MSG_NAME_REP,
 };
 #define MPX_CONN_CLOSED "the connection was closed" /* c->why at end of file */
 #define MPX_FRAME_HDR 8

@@ -188,7 +188,8 @@ static void srv_handle(struct mpx_job *job, struct mpx_rank *r, const struct far
     } else if (strcmp(cmd, "get_my_kvsname") == 0) {
         SRV_REPLY(r, "my_kvsname", "kvsname", job->kvsname);
     } else if (strcmp(cmd, "get_appnum") == 0) {
-        SRV_REPLY(r, "appnum", "appnum", "0");
+        snprintf(num, sizeof num, "%d", r->app);
+        SRV_REPLY(r, "appnum", "appnum", num);
     } else if (strcmp(cmd, "get_universe_size") == 0) {
         snprintf(num, sizeof num, "%d", job->np);
         SRV_REPLY(r, "universe_size", "size", num);
@@ -223,7 +224,7 @@ static void srv_handle(struct mpx_job *job, struct mpx_rank *r, const struct far
         SRV_REPLY(r, "finalize_ack");
     } else if (strcmp(cmd, "abort") == 0) {
         srv_abort(job, r, m);
-    } else if (mpx_names_serve(r, m)) { /* names.c: publish_name, lookup_name, ... */
+    } else if (mpx_names_serve(job, r, m)) { /* names.c: publish_name, lookup_name, ... */
     } else {
         char msg[128];
         snprintf(msg, sizeof msg, "unknown command %.64s", cmd);

@@ -7,8 +7,9 @@
  *
  * The environment of a rank started by a proxy: the proxy's own (the remote
  * login's), then what mpiexec forwards (all of its environment by default),
- * then -x/-genv, then the affinity options, then the PMI variables and
- * FARO_HOSTNAME, the host name the launcher used for this host.
+ * then -genv, then its program's -x and -env, then the affinity options, then
+ * the PMI variables and FARO_HOSTNAME, the host name the launcher used for
+ * this host.
  */
 #include "config.h"
 
@@ -16,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,9 +48,8 @@ static int spawn_executable(const char *path)
 
 /* Look the command up as execvp will, so "not found" is one clear line from
  * mpiexec rather than N lines from N children. */
-int mpx_check_program(const struct mpx_opts *o)
+static int spawn_check_command(const char *cmd)
 {
-    const char *cmd = o->prefix ? o->prefix[0] : o->argv[0];
     struct stat st;
     if (strchr(cmd, '/')) {
         if (stat(cmd, &st) < 0) {
@@ -78,6 +79,18 @@ int mpx_check_program(const struct mpx_opts *o)
     }
     fprintf(stderr, "mpiexec: cannot run '%s': command not found in PATH (%s)\n", cmd, path);
     return MPX_EXIT_NOTFOUND;
+}
+
+int mpx_check_program(const struct mpx_opts *o)
+{
+    if (o->prefix)
+        return spawn_check_command(o->prefix[0]);
+    for (int k = 0; k < o->napps; k++) {
+        int rc = spawn_check_command(o->apps[k].argv[0]);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 static void spawn_setenv_int(const char *name, int v)
@@ -112,10 +125,13 @@ static void spawn_child(struct mpx_job *job, struct mpx_rank *r, int pmi_fd, int
     fcntl(pmi_fd, F_SETFD, 0); /* the one descriptor that must survive exec */
 
     const struct mpx_opts *o = &job->opts;
+    const struct mpx_app *app = &o->apps[r->app];
     for (char **e = job->fwd_env; e && *e; e++)
         putenv(*e);
     for (size_t i = 0; i < o->nenv; i++)
         putenv(o->env[i]);
+    for (size_t i = 0; i < app->nenv; i++)
+        putenv(app->env[i]);
     mpx_policy_setenv(o);
     spawn_setenv_int("PMI_FD", pmi_fd);
     spawn_setenv_int("PMI_RANK", r->rank);
@@ -128,14 +144,15 @@ static void spawn_child(struct mpx_job *job, struct mpx_rank *r, int pmi_fd, int
         setenv("FARO_HOSTNAME", job->hostname[job->host], 1);
     if (job->ctl_if[0])
         setenv("FARO_INTERNAL_CONTROL_IF", job->ctl_if, 1);
-    if (job->wdir) {
-        if (chdir(job->wdir) < 0) {
+    const char *wdir = app->wdir ? app->wdir : job->wdir;
+    if (wdir) {
+        if (chdir(wdir) < 0) {
             fprintf(stderr, "mpiexec: rank %d%s%s: cannot change to the working directory "
                     "%s: %s\n", r->rank, job->hostname ? " on " : "",
-                    job->hostname ? job->hostname[job->host] : "", job->wdir, strerror(errno));
+                    job->hostname ? job->hostname[job->host] : "", wdir, strerror(errno));
             _exit(MPX_EXIT_NOEXEC);
         }
-        setenv("PWD", job->wdir, 1);
+        setenv("PWD", wdir, 1);
     }
 
     signal(SIGPIPE, SIG_DFL);
@@ -144,14 +161,14 @@ static void spawn_child(struct mpx_job *job, struct mpx_rank *r, int pmi_fd, int
     size_t np = 0, na = 0;
     while (o->prefix && o->prefix[np])
         np++;
-    while (o->argv[na])
+    while (app->argv[na])
         na++;
     char **argv = malloc((np + na + 1) * sizeof *argv);
     if (!argv)
         _exit(126);
     if (np)
         memcpy(argv, o->prefix, np * sizeof *argv);
-    memcpy(argv + np, o->argv, (na + 1) * sizeof *argv);
+    memcpy(argv + np, app->argv, (na + 1) * sizeof *argv);
     execvp(argv[0], argv);
     int e = errno;
     fprintf(stderr, "mpiexec: rank %d%s%s: cannot execute '%s': %s\n", r->rank,
@@ -173,6 +190,11 @@ int mpx_spawn(struct mpx_job *job, const sigset_t *child_mask)
         int sv[2], po[2], pe[2], pi[2] = { -1, -1 };
         /* A proxy feeds rank 0's stdin from mpiexec's. */
         int want_in = r->rank == 0 && !job->is_root;
+        char why[PATH_MAX + 128];
+        if (mpx_stream_files(job, r, why, sizeof why) < 0) {
+            mpx_job_fail(job, 1, "%s: %s", mpx_me(job), why);
+            return -1;
+        }
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
             pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 ||
             (want_in && pipe2(pi, O_CLOEXEC) < 0)) {
