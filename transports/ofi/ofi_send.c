@@ -402,8 +402,10 @@ void ofi_queue_fail(faro_tp_t *tp, struct faro_tp_ep *p)
 
 int ofi_flush(faro_tp_t *tp, struct faro_tp_ep *p)
 {
-    if (p)
-        return (p->qhead || p->inflight) && p->fail == OFI_FAIL_NONE ? FARO_TP_AGAIN
-                                                                     : FARO_TP_DONE;
+    if (p) { /* a port's gate alone is nothing the owner posted */
+        int queued = p->qhead && (p->qhead->kind != OFI_KIND_GATE || p->qhead->next);
+        return (queued || p->inflight) && p->fail == OFI_FAIL_NONE ? FARO_TP_AGAIN
+                                                                   : FARO_TP_DONE;
+    }
     return tp->qeps || tp->inflight ? FARO_TP_AGAIN : FARO_TP_DONE;
 }
