@@ -5,9 +5,10 @@
 # of run-testlist's matrix; then, when faro_info shows the ofi transport
 # usable, the same lists under the ofi configuration (tcp;ofi_rxm) and
 # tests/mpi/ofi-testlist under the other ofi configurations (forced get and
-# put, the shm and sockets providers); and when it shows the verbs transport
-# usable (an RDMA device), the lists under the verbs configuration and
-# ofi-testlist under verbs-get, verbs-put and verbs-srq.
+# put, the shm and sockets providers), and the lines of testlist-dynamic that
+# name those and ofi+shm (ofi for ports, shm inside the job); and when it shows
+# the verbs transport usable (an RDMA device), the lists under the verbs
+# configuration and ofi-testlist under verbs-get, verbs-put and verbs-srq.
 #   TESTLIST_CONFIGS=shm,tcp   run only these configurations, on every list
 #   TESTLIST_MPIEXEC=CMD       use another launcher command
 # automake's test harness runs this from the top build directory and
@@ -40,6 +41,8 @@ if "$top_builddir/faro_info" --transports 2>/dev/null | grep -q '^  ofi  *usable
     # shellcheck disable=SC2086
     run --config ofi $lists || status=1
     run --config ofi-get,ofi-put,ofi-shm,ofi-sockets "$srcdir/tests/mpi/ofi-testlist" || status=1
+    run --config ofi-get,ofi-put,ofi-shm,ofi-sockets,ofi+shm "$srcdir/tests/mpi/testlist-dynamic" ||
+        status=1
 else
     echo "check-mpi.sh: the ofi transport is not built or not usable here: its configurations are skipped"
 fi

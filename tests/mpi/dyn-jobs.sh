@@ -9,7 +9,7 @@
 # MPI_ERR_PROC_ABORTED naming the lost process, free the communicator, go on
 # and exit 0. B dies in the context id agreement of a merge: A fails in
 # MPI_Intercomm_merge and goes on. A singleton accepts a job's connection, and finds no name service
-# (tests/mpi/dyn_names). Every run has a time limit, so nothing hangs. Run from the top build directory (automake does).
+# (tests/mpi/dyn_names). The same pairs over ofi when it is usable. Every run has a time limit, so nothing hangs. Run from the top build directory (automake does).
 MPIEXEC=${MPIEXEC:-./mpiexec}
 PROG=tests/mpi/dyn_pair
 DIR=${TMPDIR:-/tmp}/faro-dyn-jobs-$$
@@ -82,6 +82,28 @@ if [ $ra = 0 ]; then
 else
     echo "FAIL lost-in-agreement (A exit $ra)"; tail -20 "$DIR/a.log"; tail -5 "$DIR/b.log"
     status=1
+fi
+# Over the ofi transport (libfabric), when it is usable here: its ports with
+# the tcp;ofi_rxm, shm and sockets providers, ofi for the ports with shm
+# inside each job, a singleton, and the other job's loss.
+if ./faro_info --transports 2>/dev/null | grep -q '^  ofi  *usable'; then
+    PROG=tests/mpi/dyn_pair
+    pair two-jobs-ofi 2 3 accept connect 0 0 FARO_TRANSPORTS=ofi "FARO_OFI_PROVIDER=tcp;ofi_rxm"
+    pair two-jobs-ofi-rndv 1 2 accept connect 0 0 FARO_TRANSPORTS=ofi FARO_EAGER_LIMIT=0
+    pair two-jobs-ofi-shm 2 2 accept connect 0 0 FARO_TRANSPORTS=ofi FARO_OFI_PROVIDER=shm
+    pair two-jobs-ofi-sockets 1 2 accept connect 0 0 FARO_TRANSPORTS=ofi FARO_OFI_PROVIDER=sockets
+    pair two-jobs-ofi+shm 2 2 accept connect 0 0 FARO_TRANSPORTS=ofi,shm
+    pair singleton-accepts-ofi 0 2 accept connect 0 0 FARO_TRANSPORTS=ofi
+    PROG=tests/mpi/dyn_pair_nbc
+    pair two-jobs-ofi-nbc 2 2 accept connect 0 0 FARO_TRANSPORTS=ofi
+    PROG=tests/mpi/dyn_pair
+    pair lost-job-ofi 2 2 accept-die connect-lose fail 0 FARO_TRANSPORTS=ofi
+    if [ $status = 0 ] && ! grep -q "lost contact with rank 0 of job" "$DIR/b.log"; then
+        echo "FAIL lost-job-ofi: B did not warn about the lost process"; cat "$DIR/b.log"
+        status=1
+    fi
+else
+    echo "# ofi: not usable here, its pairs skipped"
 fi
 # Without a process manager there is no name service: a clear error.
 if TEST_SINGLETON=1 timeout 60 tests/mpi/dyn_names >"$DIR/s.log" 2>&1; then

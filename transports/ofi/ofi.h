@@ -6,8 +6,11 @@
  *                   not usable, which one is taken
  *   ofi_init.c      fabric, domain, address vector, completion queue and
  *                   endpoint; attributes; the wait fd; finalize; the ops table
+ *   ofi_av.c        the address vector: one insert per distinct address
  *   ofi_conn.c      address blobs, connect, the hello that authenticates a new
  *                   source, accepted, goodbyes, disconnect, lost peers
+ *   ofi_port.c      ports: listen, connect with a key, the port hello and its
+ *                   verdict, messages of port connections
  *   ofi_send.c      send_inline, isend, send buffers and per-peer queues, flush
  *   ofi_progress.c  pre-posted receive buffers, reading the completion
  *                   queue, delivering messages to the handlers
@@ -18,8 +21,9 @@
  * peers are entries of its address vector, inserted at connect or when a
  * peer's hello arrives. Every message starts with a struct ofi_wire (16
  * bytes: kind, header length, the sender's rank and an 8-byte tag derived
- * from the job key) followed by the owner's header and the payload. The
- * provider orders sends per peer (FI_ORDER_SAS, required) and protects
+ * from the job key; on a port connection, the receiver's slot for it and the
+ * connection's random tag) followed by the owner's header and the payload.
+ * The provider orders sends per peer (FI_ORDER_SAS, required) and protects
  * receive buffers from overrun (FI_RM_ENABLED, required): see faro-ofi(7).
  */
 #ifndef FARO_OFI_H
@@ -36,15 +40,21 @@
 #include <sys/uio.h>
 
 #include "transport.h"
+#include "common/ports.h"
 #include "common/rcache.h"
 
 #pragma GCC visibility push(hidden)
 
 #define OFI_API FI_VERSION(1, 10)
 #define OFI_MAGIC 0x4f46494fu     /* "OFIO" */
-#define OFI_VERSION 1
-#define OFI_KIND_HELLO 0xfeu      /* internal kinds, never given to a handler */
+#define OFI_PORT_MAGIC 0x4f464950u /* "OFIP": a port hello or verdict */
+#define OFI_VERSION 2
+#define OFI_KIND_GATE 0xfcu       /* internal kinds, never given to a handler; the gate is */
+#define OFI_KIND_VERDICT 0xfdu    /* never sent: it holds a port connector's queue */
+#define OFI_KIND_HELLO 0xfeu
 #define OFI_KIND_BYE 0xffu
+#define OFI_MAX_REFUSED 64        /* new addresses a refusal is sent to, at most (ofi_port.c) */
+#define OFI_AV_BUCKETS 256        /* hash of the addresses inserted (ofi_av.c) */
 #define OFI_MAX_NAME 160          /* bytes of an fi_getname address we carry */
 #define OFI_PROV_LEN 32
 #define OFI_MAX_MSG 16384         /* largest message, wire + header + payload: a receive
@@ -62,8 +72,10 @@ struct ofi_wire {
     uint8_t kind;                 /* the owner's kind, or OFI_KIND_* */
     uint8_t hdrlen;
     uint16_t flags;
-    int32_t src;                  /* the sender's job rank */
-    uint64_t tag;                 /* ofi_tag(job key): a message without it is dropped */
+    int32_t src;                  /* the sender's job rank; on a port connection the
+                                   * receiver's slot for it (-1 in a port hello) */
+    uint64_t tag;                 /* ofi_tag(job key), or a port connection's tag: a
+                                   * message with neither is dropped */
 };
 
 /* The address blob (addr_get), and the tail of a hello. */
@@ -71,8 +83,9 @@ struct ofi_addr {
     uint32_t magic;
     uint16_t version, namelen;
     int32_t rank;
-    int32_t pid;                  /* for liveness checks by peers on the same node */
+    int32_t pid;                  /* for liveness checks by peers on the same host */
     uint64_t pidns;
+    uint64_t boot;                /* the host's boot id, hashed: same host, same kernel */
     char prov[OFI_PROV_LEN];      /* provider name: peers must use the same one */
     uint8_t name[OFI_MAX_NAME];   /* fi_getname; namelen bytes are sent */
 };
@@ -82,6 +95,25 @@ struct ofi_addr {
 struct ofi_hello {
     uint32_t magic;
     uint16_t keylen, addrlen;
+};
+
+/* Payload of a port hello: this, the port's key, then the connector's address
+ * blob. Its wire carries the connection's tag. */
+struct ofi_port_hello {
+    uint32_t magic;               /* OFI_PORT_MAGIC */
+    uint16_t keylen, addrlen;
+    int32_t slot;                 /* the connector's slot: the src of messages to it */
+    uint32_t pad;
+    uint64_t id;                  /* the connector's id for the port's owner */
+};
+
+/* Payload of the answer to a port hello. */
+enum ofi_verdict_code { OFI_ACCEPT = 1, OFI_REFUSED = 2 };
+struct ofi_verdict {
+    uint32_t magic;               /* OFI_PORT_MAGIC */
+    uint32_t verdict;
+    int32_t slot;                 /* accepted: the acceptor's slot for the connection */
+    uint32_t pad;
 };
 
 /* A packed remote key. */
@@ -168,12 +200,29 @@ struct ofi_rma {
     struct iovec iov[];           /* then iovcnt descriptors */
 };
 
+/* An address inserted into the AV (ofi_av.c). */
+struct ofi_av_addr {
+    struct ofi_av_addr *next;
+    fi_addr_t fiaddr;
+    struct faro_tp_ep *refusal;   /* the endpoint refusals to it go from, if any */
+    size_t namelen;
+    uint8_t name[];
+};
+
 enum ofi_fail { OFI_FAIL_NONE, OFI_FAIL_PENDING, OFI_FAIL_REPORTED };
 
 struct faro_tp_ep {
-    int rank;
+    int rank;                     /* its job rank; -1 on a port connection */
     void *ctx;                    /* the owner's, from connect or accepted */
     fi_addr_t fiaddr;
+    int32_t wsrc;                 /* what our messages to it carry: our rank, or its */
+    uint64_t wtag;                /* slot for the connection; the job's tag, or the
+                                   * connection's */
+    int slot;                     /* port connections: index in tp->slots; -1 otherwise */
+    unsigned port;                /* accepted on this port (0: a job rank, or we connected) */
+    uint64_t id;                  /* the id the connector presented */
+    int gated;                    /* we connected to a port: its verdict has not come */
+    int refusal;                  /* only carries refusals of port hellos (ofi_port.c) */
     int heard;                    /* its hello arrived: its messages are delivered */
     int closed;                   /* we disconnected it */
     int bye;                      /* it said goodbye */
@@ -185,6 +234,7 @@ struct faro_tp_ep {
     struct faro_tp_ep *next;      /* every endpoint */
     struct faro_tp_ep *qnext;     /* endpoints with queued sends */
     int queued;                   /* on that list */
+    char name[64];                /* "rank 3", for messages */
     char why[200];
 };
 
@@ -212,6 +262,11 @@ struct faro_tp {
     size_t selflen;
 
     struct faro_tp_ep **job;      /* endpoint of each job rank, created at first use */
+    struct faro_tp_ep **slots;    /* endpoints of port connections, by slot */
+    int nslots, capslots;
+    struct faro_tp_ports ports;   /* listen() keys */
+    struct ofi_av_addr *avhash[OFI_AV_BUCKETS]; /* every address inserted */
+    int nrefused;                 /* addresses inserted only to refuse them */
     struct faro_tp_ep *eps;
     struct faro_tp_ep *qeps;      /* endpoints with queued sends */
     int nfail;
@@ -250,8 +305,20 @@ struct faro_tp {
  * the reason in why. note (may be NULL) gets the survey for faro_info. */
 int ofi_choose(faro_tp_t *tp, char *why, size_t whylen, char *note, size_t notelen);
 
+/* ofi_av.c */
+/* The AV entry of an address: found, or inserted when create (NULL on error). */
+struct ofi_av_addr *ofi_av_get(faro_tp_t *tp, const uint8_t *name, size_t namelen, int create);
+void ofi_av_fini(faro_tp_t *tp);
+
 /* ofi_conn.c */
 int ofi_addr_get(faro_tp_t *tp, void *blob, size_t *len);
+/* Read and check an address blob; NULL, or what is wrong with it (in why).
+ * job: it must be of a rank of this job. */
+const char *ofi_blob(faro_tp_t *tp, const void *blob, size_t len, struct ofi_addr *a, int job,
+                     char *why, size_t whylen);
+/* A new endpoint to a's address (in the AV, on tp->eps, watched when on this
+ * host), addressed as a job peer until the caller says otherwise. */
+struct faro_tp_ep *ofi_ep_alloc(faro_tp_t *tp, const struct ofi_addr *a, void *ctx);
 int ofi_connect(faro_tp_t *tp, const faro_tp_conn_t *conn, faro_tp_ep_t **ep);
 int ofi_disconnect(faro_tp_t *tp, struct faro_tp_ep *p);
 void ofi_dropped(faro_tp_t *tp, const char *what, int src);
@@ -261,11 +328,22 @@ void ofi_peer_fail(faro_tp_t *tp, struct faro_tp_ep *p, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int ofi_report_failures(faro_tp_t *tp);
 void ofi_check_peers(faro_tp_t *tp);
+void ofi_unwatch(struct faro_tp_ep *p);
 void ofi_say_bye(faro_tp_t *tp);
 void ofi_free_eps(faro_tp_t *tp);
 uint64_t ofi_tag(const uint8_t *key, size_t len);
 uint64_t ofi_pidns(void);
+uint64_t ofi_boot_id(void);
 double ofi_now(void);
+
+/* ofi_port.c */
+int ofi_listen(faro_tp_t *tp, const uint8_t *key, size_t keylen, unsigned *port);
+int ofi_unlisten(faro_tp_t *tp, unsigned port);
+int ofi_port_connect(faro_tp_t *tp, const faro_tp_conn_t *conn, faro_tp_ep_t **ep);
+/* A message whose tag is not the job's: a port hello, or a port connection's. */
+void ofi_port_deliver(faro_tp_t *tp, const struct ofi_wire *w, const uint8_t *buf, size_t len);
+int ofi_port_disconnect(faro_tp_t *tp, struct faro_tp_ep *p);
+void ofi_ports_fini(faro_tp_t *tp);
 
 /* ofi_send.c */
 int ofi_tx_init(faro_tp_t *tp, char *why, size_t whylen);
@@ -277,6 +355,9 @@ int ofi_isend(faro_tp_t *tp, struct faro_tp_ep *p, unsigned kind, const void *hd
               void *arg);
 int ofi_send_ctl(faro_tp_t *tp, struct faro_tp_ep *p, unsigned kind, const void *data,
                  size_t len);
+/* The gate: sends queued behind it wait until ofi_ungate (a port's verdict). */
+int ofi_gate(faro_tp_t *tp, struct faro_tp_ep *p);
+void ofi_ungate(faro_tp_t *tp, struct faro_tp_ep *p);
 void ofi_tx_done(faro_tp_t *tp, struct ofi_tx *tx, int status);
 int ofi_drain(faro_tp_t *tp);
 void ofi_queue_fail(faro_tp_t *tp, struct faro_tp_ep *p);

@@ -114,6 +114,7 @@ static int ofi_open(faro_tp_t *tp, char *why, size_t whylen)
     tp->self.rank = tp->env->rank;
     tp->self.pid = (int32_t)getpid();
     tp->self.pidns = ofi_pidns();
+    tp->self.boot = ofi_boot_id();
     snprintf(tp->self.prov, sizeof tp->self.prov, "%s", i->fabric_attr->prov_name);
     tp->selflen = OFI_ADDR_HDR + len;
     return ofi_tx_init(tp, why, whylen) < 0 || ofi_rx_init(tp, why, whylen) < 0 ||
@@ -181,7 +182,7 @@ static int ofi_init(faro_tp_t **out, const faro_tp_env_t *env, faro_tp_attr_t *a
 
     memset(attr, 0, sizeof *attr);
     attr->caps = FARO_TP_CAP_GET | FARO_TP_CAP_PUT | (tp->mr_local ? FARO_TP_CAP_LOCAL_REG : 0) |
-                 (tp->local_only ? FARO_TP_CAP_LOCAL_ONLY : 0);
+                 (tp->local_only ? FARO_TP_CAP_LOCAL_ONLY : 0) | FARO_TP_CAP_PORTS;
     attr->max_inline = OFI_MAX_INLINE;
     attr->max_send = tp->max_send;
     attr->eager_limit = (size_t)faro_tun_int(FARO_TUN_OFI_EAGER_LIMIT);
@@ -246,6 +247,7 @@ static int ofi_finalize(faro_tp_t *tp)
     if (!tp)
         return FARO_TP_OK;
     tp->finalizing = 1;
+    memset(tp->handlers, 0, sizeof tp->handlers); /* what still arrives is not delivered */
     if (tp->ep)
         ofi_say_bye(tp);
     ofi_close(tp->ep ? &tp->ep->fid : NULL);
@@ -254,6 +256,7 @@ static int ofi_finalize(faro_tp_t *tp)
     ofi_tx_fini(tp);
     ofi_close(tp->cq ? &tp->cq->fid : NULL);
     ofi_close(tp->av ? &tp->av->fid : NULL);
+    ofi_av_fini(tp);
     ofi_close(tp->domain ? &tp->domain->fid : NULL);
     ofi_close(tp->fabric ? &tp->fabric->fid : NULL);
     if (tp->info)
@@ -263,6 +266,7 @@ static int ofi_finalize(faro_tp_t *tp)
     if (tp->kickfd >= 0)
         close(tp->kickfd);
     ofi_free_eps(tp);
+    ofi_ports_fini(tp);
     free(tp->job);
     free(tp);
     return FARO_TP_OK;
@@ -275,8 +279,8 @@ const faro_tp_ops_t faro_tp_ofi_ops = {
     .addr_get = ofi_addr_get,
     .connect = ofi_connect,
     .wireup_done = ofi_wireup_done,
-    .listen = faro_tp_unsupported_listen,
-    .unlisten = faro_tp_unsupported_unlisten,
+    .listen = ofi_listen,
+    .unlisten = ofi_unlisten,
     .disconnect = ofi_disconnect,
     .set_handler = ofi_set_handler,
     .send_inline = ofi_send_inline,

@@ -97,8 +97,8 @@ static void ofi_deliver(faro_tp_t *tp, const uint8_t *buf, size_t len)
         return;
     }
     memcpy(&w, buf, sizeof w);
-    if (w.tag != tp->tag) {
-        ofi_dropped(tp, "a message without this job's key", w.src);
+    if (__builtin_expect(w.tag != tp->tag, 0)) { /* a port's, or a stranger's */
+        ofi_port_deliver(tp, &w, buf, len);
         return;
     }
     if (w.src < 0 || w.src >= tp->env->size || w.hdrlen > FARO_TP_MAX_HDR ||
@@ -164,7 +164,7 @@ static void ofi_complete_err(faro_tp_t *tp)
     switch (op->type) {
     case OFI_OP_SEND: {
         struct ofi_tx *tx = (struct ofi_tx *)op;
-        ofi_peer_fail(tp, tx->ep, "a send to rank %d failed: %s", tx->ep->rank, text);
+        ofi_peer_fail(tp, tx->ep, "a send to %s failed: %s", tx->ep->name, text);
         ofi_tx_done(tp, tx, -err.err);
         break;
     }
@@ -178,8 +178,8 @@ static void ofi_complete_err(faro_tp_t *tp)
         break;
     case OFI_OP_RMA: {
         struct ofi_rma *r = (struct ofi_rma *)op;
-        ofi_peer_fail(tp, r->req->ep, "%s of rank %d's memory failed: %s",
-                      r->put ? "a put into" : "a get", r->req->ep->rank, text);
+        ofi_peer_fail(tp, r->req->ep, "%s of %s's memory failed: %s",
+                      r->put ? "a put into" : "a get", r->req->ep->name, text);
         ofi_rma_done(tp, r, -err.err);
         break;
     }

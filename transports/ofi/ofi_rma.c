@@ -195,8 +195,8 @@ int ofi_rma_drain(faro_tp_t *tp)
             tp->rma_tail = &tp->rma_head;
         n++;
         if (rc < 0) {
-            ofi_peer_fail(tp, r->req->ep, "%s rank %d's memory failed: %s",
-                          r->put ? "a put into" : "a get from", r->req->ep->rank,
+            ofi_peer_fail(tp, r->req->ep, "%s %s's memory failed: %s",
+                          r->put ? "a put into" : "a get from", r->req->ep->name,
                           fi_strerror(-rc));
             ofi_rma_done(tp, r, rc);
         }
@@ -224,9 +224,9 @@ static int ofi_rma(faro_tp_t *tp, struct faro_tp_ep *ep, const struct iovec *loc
     if (ep->fail != OFI_FAIL_NONE || ep->closed)
         return FARO_TP_ERR;
     if (raddr < rkey->base || raddr + total > rkey->base + rkey->len || raddr + total < raddr) {
-        faro_error("ofi: a %s of %zu bytes at %#llx lies outside rank %d's registration "
+        faro_error("ofi: a %s of %zu bytes at %#llx lies outside %s's registration "
                    "[%#llx, +%llu)", put ? "put" : "get", total, (unsigned long long)raddr,
-                   ep->rank, (unsigned long long)rkey->base, (unsigned long long)rkey->len);
+                   ep->name, (unsigned long long)rkey->base, (unsigned long long)rkey->len);
         return FARO_TP_ERR;
     }
     struct ofi_rma_req *q = calloc(1, sizeof *q);

@@ -25,6 +25,11 @@
  * as completions free room. The queue holds the owner's own isends (their
  * payload in place, 112 bytes of bookkeeping each) and this transport's
  * hellos and goodbyes: it is bounded by what the owner has in flight.
+ *
+ * A connection to a port holds its sends behind a gate (an entry that is
+ * never posted) until the port's verdict: nothing but the hello reaches a
+ * process that has not accepted the key (ofi_port.c). While the gate is at
+ * the head, the endpoint is off the list that progress drains.
  */
 #include "config.h"
 
@@ -136,17 +141,17 @@ void ofi_tx_done(faro_tp_t *tp, struct ofi_tx *tx, int status)
     p->inflight--;
     tp->inflight--;
     if (status < 0)
-        ofi_peer_fail(tp, p, "a send to rank %d failed: %s", p->rank, fi_strerror(-status));
+        ofi_peer_fail(tp, p, "a send to %s failed: %s", p->name, fi_strerror(-status));
     if (done)
         done(arg, status < 0 ? -1 : 0);
 }
 
 /* Copy the wire, header and payload into dst (room enough checked by the caller). */
-static size_t ofi_gather(faro_tp_t *tp, uint8_t *dst, unsigned kind, const void *hdr,
-                         size_t hdrlen, const struct iovec *iov, int iovcnt)
+static size_t ofi_gather(const struct faro_tp_ep *p, uint8_t *dst, unsigned kind,
+                         const void *hdr, size_t hdrlen, const struct iovec *iov, int iovcnt)
 {
-    struct ofi_wire w = { .kind = (uint8_t)kind, .hdrlen = (uint8_t)hdrlen,
-                          .src = tp->env->rank, .tag = tp->tag };
+    struct ofi_wire w = { .kind = (uint8_t)kind, .hdrlen = (uint8_t)hdrlen, .src = p->wsrc,
+                          .tag = p->wtag };
     size_t off = sizeof w;
     memcpy(dst, &w, sizeof w);
     if (hdrlen)
@@ -183,17 +188,17 @@ static int ofi_post(faro_tp_t *tp, struct faro_tp_ep *p, unsigned kind, const vo
     tx->bounce = -1;
     tx->nreg = 0;
     if (total <= OFI_TX_HEAD) {
-        v[0] = (struct iovec){ tx->head, ofi_gather(tp, tx->head, kind, hdr, hdrlen, iov, iovcnt) };
+        v[0] = (struct iovec){ tx->head, ofi_gather(p, tx->head, kind, hdr, hdrlen, iov, iovcnt) };
         desc[0] = tp->tx_desc;
     } else if (copy || len <= 2048 || 1 + (size_t)iovcnt > tp->iov_limit) {
         if (!tp->nbfree)
             goto again;
         tx->bounce = tp->bfree[--tp->nbfree];
         uint8_t *b = tp->bounce + (size_t)tx->bounce * OFI_BOUNCE;
-        v[0] = (struct iovec){ b, ofi_gather(tp, b, kind, hdr, hdrlen, iov, iovcnt) };
+        v[0] = (struct iovec){ b, ofi_gather(p, b, kind, hdr, hdrlen, iov, iovcnt) };
         desc[0] = tp->bounce_desc;
     } else if (!copy && 1 + (size_t)iovcnt <= tp->iov_limit) { /* in place */
-        v[0] = (struct iovec){ tx->head, ofi_gather(tp, tx->head, kind, hdr, hdrlen, NULL, 0) };
+        v[0] = (struct iovec){ tx->head, ofi_gather(p, tx->head, kind, hdr, hdrlen, NULL, 0) };
         desc[0] = tp->tx_desc;
         for (int i = 0; i < iovcnt; i++) {
             v[nv] = iov[i];
@@ -223,7 +228,7 @@ static int ofi_post(faro_tp_t *tp, struct faro_tp_ep *p, unsigned kind, const vo
         goto again;
     if (r) {
         ofi_tx_free(tp, tx);
-        ofi_peer_fail(tp, p, "a send to rank %d failed: %s", p->rank, fi_strerror((int)-r));
+        ofi_peer_fail(tp, p, "a send to %s failed: %s", p->name, fi_strerror((int)-r));
         return FARO_TP_ERR;
     }
     p->inflight++;
@@ -323,6 +328,31 @@ int ofi_send_ctl(faro_tp_t *tp, struct faro_tp_ep *p, unsigned kind, const void 
     return ofi_enqueue(tp, p, kind, NULL, 0, &iov, len ? 1 : 0, NULL, NULL, 1) < 0 ? -1 : 0;
 }
 
+int ofi_gate(faro_tp_t *tp, struct faro_tp_ep *p)
+{
+    p->gated = 1;
+    return ofi_enqueue(tp, p, OFI_KIND_GATE, NULL, 0, NULL, 0, NULL, NULL, 1) < 0 ? -1 : 0;
+}
+
+void ofi_ungate(faro_tp_t *tp, struct faro_tp_ep *p)
+{
+    p->gated = 0;
+    for (struct ofi_sq **qq = &p->qhead; *qq; qq = &(*qq)->next) {
+        struct ofi_sq *q = *qq;
+        if (q->kind != OFI_KIND_GATE)
+            continue;
+        if (!(*qq = q->next))
+            p->qtail = qq;
+        free(q);
+        break;
+    }
+    if (p->qhead && !p->queued) { /* what waited behind it goes now */
+        p->queued = 1;
+        p->qnext = tp->qeps;
+        tp->qeps = p;
+    }
+}
+
 /* Post queued sends while the provider takes them. Returns how many left. */
 int ofi_drain(faro_tp_t *tp)
 {
@@ -330,7 +360,7 @@ int ofi_drain(faro_tp_t *tp)
     struct faro_tp_ep **pp = &tp->qeps;
     while (*pp) {
         struct faro_tp_ep *p = *pp;
-        while (p->qhead) {
+        while (p->qhead && p->qhead->kind != OFI_KIND_GATE) {
             struct ofi_sq *q = p->qhead;
             int rc = ofi_usable(p) || q->kind == OFI_KIND_BYE
                          ? ofi_post(tp, p, q->kind, q->hdr, q->hdrlen, q->iov, q->iovcnt,
@@ -346,11 +376,11 @@ int ofi_drain(faro_tp_t *tp)
             free(q);
             n++;
         }
-        if (p->qhead) {
+        if (p->qhead && p->qhead->kind != OFI_KIND_GATE) {
             pp = &p->qnext;
             continue;
         }
-        p->queued = 0;
+        p->queued = 0; /* empty, or waiting at its gate */
         *pp = p->qnext;
     }
     return n;
@@ -367,12 +397,15 @@ void ofi_queue_fail(faro_tp_t *tp, struct faro_tp_ep *p)
         free(q);
     }
     p->qtail = &p->qhead; /* drain drops it from the list of queued endpoints */
+    p->gated = 0;         /* its gate went too */
 }
 
 int ofi_flush(faro_tp_t *tp, struct faro_tp_ep *p)
 {
-    if (p)
-        return (p->qhead || p->inflight) && p->fail == OFI_FAIL_NONE ? FARO_TP_AGAIN
-                                                                     : FARO_TP_DONE;
+    if (p) { /* a port's gate alone is nothing the owner posted */
+        int queued = p->qhead && (p->qhead->kind != OFI_KIND_GATE || p->qhead->next);
+        return (queued || p->inflight) && p->fail == OFI_FAIL_NONE ? FARO_TP_AGAIN
+                                                                   : FARO_TP_DONE;
+    }
     return tp->qeps || tp->inflight ? FARO_TP_AGAIN : FARO_TP_DONE;
 }

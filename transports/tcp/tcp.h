@@ -57,13 +57,13 @@
 #include <sys/uio.h>
 
 #include "transport.h"
+#include "common/ports.h"
 
 #define TCP_MAGIC 0x4661524fu   /* "FaRO" */
 #define TCP_VERSION 3
 #define TCP_KIND_BYE 0xffu      /* internal frame kinds, never given to a handler */
 #define TCP_KIND_VERDICT 0xfeu
 #define TCP_MAX_KEY FARO_TP_MAX_KEY /* longest key a hello may carry */
-#define TCP_MAX_PORTS 16        /* listen() keys open at once */
 #define TCP_MAX_PREAUTH 64      /* connections waiting for their hello, at most */
 #define TCP_RBUF_MIN (256 * 1024)
 #define TCP_PREAUTH_BUF 512     /* a connection's buffer until it authenticated */
@@ -172,12 +172,6 @@ struct faro_tp_ep {
     struct faro_tp_ep *next;    /* every endpoint, for failure reports and finalize */
 };
 
-struct tcp_port {
-    int open;
-    size_t keylen;
-    uint8_t key[TCP_MAX_KEY];
-};
-
 struct faro_tp {
     const faro_tp_env_t *env;
     struct { int type, fd; } listen;
@@ -187,7 +181,7 @@ struct faro_tp {
     struct faro_tp_ep **job;    /* endpoint of each job rank, created at first use */
     struct faro_tp_ep *eps;     /* every endpoint */
     struct tcp_in *ins;         /* every reading side */
-    struct tcp_port ports[TCP_MAX_PORTS + 1]; /* [0] unused: port 0 is the job key */
+    struct faro_tp_ports ports; /* listen() keys */
     int nfail;                  /* endpoints with a failure not yet reported */
     int ndead;                  /* dead reading sides not yet freed */
     int npreauth;               /* connections that have not authenticated */

@@ -221,30 +221,12 @@ int tcp_connect(faro_tp_t *tp, const faro_tp_conn_t *conn, faro_tp_ep_t **out)
 
 int tcp_listen(faro_tp_t *tp, const uint8_t *key, size_t keylen, unsigned *port)
 {
-    if (!key || keylen == 0 || keylen > TCP_MAX_KEY) {
-        faro_error("tcp: listen: a key of %zu bytes (allowed: 1..%d)", keylen, TCP_MAX_KEY);
-        return FARO_TP_ERR;
-    }
-    for (unsigned i = 1; i <= TCP_MAX_PORTS; i++) {
-        struct tcp_port *pt = &tp->ports[i];
-        if (pt->open)
-            continue;
-        pt->open = 1;
-        memcpy(pt->key, key, keylen);
-        pt->keylen = keylen;
-        *port = i;
-        return FARO_TP_OK;
-    }
-    faro_error("tcp: listen: %d ports are open already (close one first)", TCP_MAX_PORTS);
-    return FARO_TP_ERR;
+    return faro_tp_ports_open(&tp->ports, "tcp", key, keylen, port);
 }
 
 int tcp_unlisten(faro_tp_t *tp, unsigned port)
 {
-    if (port == 0 || port > TCP_MAX_PORTS || !tp->ports[port].open)
-        return FARO_TP_ERR;
-    memset(&tp->ports[port], 0, sizeof tp->ports[port]);
-    return FARO_TP_OK;
+    return faro_tp_ports_close(&tp->ports, port);
 }
 
 /* Progress saw the outbound socket writable while connecting. */
@@ -352,15 +334,6 @@ static int tcp_send_verdict(struct tcp_in *in, enum tcp_verdict v)
     return send(in->fd, &f, sizeof f, MSG_NOSIGNAL | MSG_DONTWAIT) == (ssize_t)sizeof f ? 0 : -1;
 }
 
-/* Constant-time comparison, so the time taken does not leak the key. */
-static int tcp_key_equal(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
-{
-    unsigned diff = alen != blen;
-    for (size_t i = 0; i < alen && i < blen; i++)
-        diff |= a[i] ^ b[i];
-    return diff == 0;
-}
-
 /* The connection in authenticated as p's: it becomes the pair's connection. */
 static int tcp_adopt(faro_tp_t *tp, struct tcp_in *in, struct faro_tp_ep *p)
 {
@@ -409,15 +382,11 @@ int tcp_hello_check(faro_tp_t *tp, struct tcp_in *in)
     uint64_t id = be64toh(h.id);
     unsigned port = 0;
     if (ntohs(h.flags) & TCP_HELLO_PORT) {
-        for (unsigned i = 1; i <= TCP_MAX_PORTS && !port; i++)
-            if (tp->ports[i].open &&
-                tcp_key_equal(key, keylen, tp->ports[i].key, tp->ports[i].keylen))
-                port = i;
-        if (!port) {
+        if (!(port = faro_tp_ports_match(&tp->ports, key, keylen))) {
             snprintf(why, sizeof why, "it did not present the key of an open port");
             goto refuse;
         }
-    } else if (!tcp_key_equal(key, keylen, env->job_key, env->job_key_len)) {
+    } else if (!faro_tp_key_equal(key, keylen, env->job_key, env->job_key_len)) {
         snprintf(why, sizeof why, "it did not present this job's key (a process of another "
                  "job, or a stray client)");
         goto refuse;
