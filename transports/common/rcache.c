@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "base/tunables.h"
 
 enum rc_state { RC_FREE, RC_CACHED, RC_DEAD, RC_LOOSE };
@@ -334,6 +335,17 @@ void faro_rcache_stats(struct faro_rcache *rc, struct faro_rcache_stats *st)
     *st = rc->st;
     st->cached_bytes = rc->bytes;
     rc_unlock();
+}
+
+void faro_rcache_report(struct faro_rcache *rc, const char *owner)
+{
+    if (!rc)
+        return;
+    struct faro_rcache_stats st;
+    faro_rcache_stats(rc, &st);
+    faro_info(2, "%s: registration cache (%s): %ld hits, %ld misses, %ld evicted, %ld "
+              "invalidated, %ld not cached", owner, faro_rcache_monitor(), st.hits, st.misses,
+              st.evicted, st.invalidated, st.uncached);
 }
 
 void faro_rcache_close(struct faro_rcache *rc)

@@ -78,6 +78,9 @@ int faro_rcache_get(struct faro_rcache *rc, void *addr, size_t len, unsigned acc
 void faro_rcache_put(struct faro_rcache *rc, struct faro_rcache_entry *e);
 
 void faro_rcache_stats(struct faro_rcache *rc, struct faro_rcache_stats *st);
+/* The counts in one FARO_VERBOSE=2 line naming owner (the transport); none
+ * when rc is NULL. */
+void faro_rcache_report(struct faro_rcache *rc, const char *owner);
 
 /* How stale registrations are found here: "userfaultfd", or "off (<why>)".
  * Starts the monitor if no cache did yet. */

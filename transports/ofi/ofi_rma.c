@@ -77,13 +77,7 @@ void ofi_rma_fini(faro_tp_t *tp)
             free(r->req);
         free(r);
     }
-    if (tp->rcache) {
-        struct faro_rcache_stats st;
-        faro_rcache_stats(tp->rcache, &st);
-        faro_info(2, "ofi: registration cache (%s): %ld hits, %ld misses, %ld evicted, %ld "
-                  "invalidated, %ld not cached", faro_rcache_monitor(), st.hits, st.misses,
-                  st.evicted, st.invalidated, st.uncached);
-    }
+    faro_rcache_report(tp->rcache, "ofi");
     faro_rcache_close(tp->rcache);
     tp->rcache = NULL;
 }

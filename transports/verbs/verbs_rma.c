@@ -88,14 +88,8 @@ void verbs_rma_fini(faro_tp_t *tp)
         free(r);
     }
     tp->rma_tail = &tp->rma_head;
-    if (tp->rcache) {
-        struct faro_rcache_stats st;
-        faro_rcache_stats(tp->rcache, &st);
-        faro_info(2, "verbs: registration cache (%s): %ld hits, %ld misses, %ld evicted, %ld "
-                  "invalidated, %ld not cached", faro_rcache_monitor(), st.hits, st.misses,
-                  st.evicted, st.invalidated, st.uncached);
-        faro_rcache_close(tp->rcache);
-    }
+    faro_rcache_report(tp->rcache, "verbs");
+    faro_rcache_close(tp->rcache); /* NULL: nothing */
     tp->rcache = NULL;
 }
 
