@@ -103,9 +103,9 @@ int PMPI_Finalize(void)
                            "failed");
     faro_quiesce();
     /* The barrier keeps the transports polled: a peer still in faro_quiesce may
-     * wait for this rank to acknowledge its last send (libfabric providers
-     * whose sends complete on the receiver's acknowledgement, with manual
-     * progress: sockets, udp;ofi_rxd). */
+     * wait for this rank to acknowledge its last send (a transport whose sends
+     * complete on the receiver's acknowledgement and that moves data only
+     * when polled; docs/transports.md names them). */
     if (faro_pmi_barrier_while(finalize_wait, NULL))
         faro_fatal(MPI_ERR_OTHER, "MPI_Finalize: the process manager went away");
     faro_wireup_finalize();

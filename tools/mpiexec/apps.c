@@ -109,11 +109,10 @@ char **mpx_apps_read_file(const char *path, char *err, size_t errlen)
     return all.v;
 }
 
-int mpx_apps_resolve(struct mpx_opts *o, int np)
+void mpx_apps_resolve(struct mpx_opts *o, int np)
 {
     if (o->napps == 1 && o->apps[0].np == 0)
         o->apps[0].np = np;
-    return 0;
 }
 
 int mpx_app_of(const struct mpx_opts *o, int rank)

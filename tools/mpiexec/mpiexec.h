@@ -284,9 +284,9 @@ void mpx_argv_free(char **v);
  * with its options per line, '#' comments; the words, with ":" between lines,
  * NULL-terminated (free with mpx_argv_free). NULL with err set on failure. */
 char **mpx_apps_read_file(const char *path, char *err, size_t errlen);
-/* Give every program its ranks once the job's size is known (a program
- * without -n gets them all); 0, or -1 with a message printed. */
-int mpx_apps_resolve(struct mpx_opts *o, int np);
+/* Give the program its ranks once the job's size is known: a single program
+ * without -n gets them all (options.c refuses several without -n). */
+void mpx_apps_resolve(struct mpx_opts *o, int np);
 /* The program of a rank. */
 int mpx_app_of(const struct mpx_opts *o, int rank);
 
