@@ -165,6 +165,12 @@ extern struct faro_state faro;
 int faro_wireup(char *err, size_t errlen);
 /* faro.hostname: FARO_HOSTNAME (set by mpiexec), else gethostname(). */
 void faro_node_name(void);
+/* Name the job's nodes (faro.hosts) whose names the wire-up did not learn
+ * (with PMI_process_mapping only this node's is known): one get per node,
+ * once, before processes of other jobs are placed by host name. Every
+ * process must group them alike for the node-aware collectives. */
+void faro_name_nodes(void);
+#define FARO_UNNAMED "\x01" /* starts the placeholder name of a node not named yet */
 /* Choose a transport for p and connect to it (the first message to it). */
 void faro_peer_connect(struct faro_peer *p);
 static inline struct faro_peer *faro_peer_get(int rank)

@@ -183,6 +183,7 @@ int faro_dyn_add(const uint8_t *buf, size_t len, size_t *used, char *err, size_t
     memcpy(why, pi->desc->why, sizeof why); /* a loss already recorded stays */
     *pi->desc = d;
     memcpy(pi->desc->why, why, sizeof why);
+    faro_name_nodes(); /* its host may be one of this job's, named or not yet */
     int node = faro_node_of_host(d.host);
     if (node < 0)
         return snprintf(err, errlen, "out of memory"), -1;
