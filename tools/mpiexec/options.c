@@ -35,6 +35,9 @@ static const char opt_usage[] =
     "                       CMD must keep the environment and open file descriptors\n"
     "  -v, --verbose        report each rank's and host's start and end, and the\n"
     "                       key-value exchange's messages and bytes\n"
+    "  -usize N             MPI_UNIVERSE_SIZE, the processes MPI_Comm_spawn should\n"
+    "                       expect room for (default: $MPIEXEC_UNIVERSE_SIZE, else\n"
+    "                       the slots of the hosts, else this machine's CPUs)\n"
     "\n"
     "Hosts (without them every rank runs here; inside a Slurm allocation the\n"
     "allocation's nodes and task counts are the default):\n"
@@ -79,7 +82,7 @@ static const char opt_usage[] =
 
 static const char opt_valid[] =
     "-n, -np, -x, -genv, -env, -envall, -envnone, -envlist, -wdir, -l, --tag-output, "
-    "--tag-host, -prepend-pattern, --timeout, --exec-prefix, -v, --verbose, -hosts, -host, "
+    "--tag-host, -prepend-pattern, --timeout, --exec-prefix, -v, --verbose, -usize, -hosts, -host, "
     "-f, -hostfile, -machinefile, -ppn, -launcher, -launcher-exec, --tree-width, --heartbeat, "
     "--proxy-path, --map-by, --bind-to, --cpus-per-rank, --report-bindings, --topology, "
     "--dry-run, --oversubscribe, --allow-run-as-root, -h, --help, -V, --version, --";
@@ -175,7 +178,7 @@ static const char *const opt_one[] = {
     "-machinefile", "--machinefile", "-ppn", "--ppn", "-npernode", "--npernode", "-launcher",
     "--launcher", "-bootstrap", "-launcher-exec", "--launcher-exec", "-bootstrap-exec",
     "-envlist", "--envlist", "-genvlist", "-wdir", "--wdir", "-wd", "--wd", "-prepend-pattern",
-    "--tree-width", "--heartbeat", "--proxy-path", NULL
+    "--tree-width", "--heartbeat", "--proxy-path", "-usize", "--usize", "--faro-spawned-job", NULL
 };
 
 static int opt_takes_one(const char *a)
@@ -210,6 +213,14 @@ int mpx_opts_parse(int argc, char **argv, struct mpx_opts *o, int *done)
     if (t && *t && opt_int(t, 0, INT_MAX, &o->timeout_s) < 0) {
         fprintf(stderr, "mpiexec: MPIEXEC_TIMEOUT='%s' is not a number of seconds "
                 "(0 or more; 0 means no limit)\n", t);
+        return MPX_EXIT_USAGE;
+    }
+
+    o->spawned_fd = -1;
+    const char *u = getenv("MPIEXEC_UNIVERSE_SIZE"); /* Hydra's name */
+    if (u && *u && opt_int(u, 1, INT_MAX, &o->usize) < 0) {
+        fprintf(stderr, "mpiexec: MPIEXEC_UNIVERSE_SIZE='%s' is not a number of processes "
+                "(1 or more)\n", u);
         return MPX_EXIT_USAGE;
     }
 
@@ -354,6 +365,19 @@ int mpx_opts_parse(int argc, char **argv, struct mpx_opts *o, int *done)
             o->heartbeat_ms = (int)(sec * 1000);
         } else if (opt_is(a, "--proxy-path", NULL)) {
             o->proxy_path = v;
+        } else if (opt_is(a, "-usize", "--usize")) {
+            if (opt_int(v, 1, INT_MAX, &o->usize) < 0) {
+                fprintf(stderr, "mpiexec: %s '%s': expected the universe size, a whole number "
+                        "of processes (1 or more)\n", a, v);
+                return MPX_EXIT_USAGE;
+            }
+        } else if (opt_is(a, "--faro-spawned-job", NULL)) {
+            /* Internal: the first mpiexec of a launch starts one of these
+             * per spawned job (subjob.c), with the job on this socket. */
+            if (opt_int(v, 3, 1 << 20, &o->spawned_fd) < 0) {
+                fprintf(stderr, "mpiexec: --faro-spawned-job is for mpiexec's own use\n");
+                return MPX_EXIT_USAGE;
+            }
         } else if (opt_is(a, "--report-bindings", "-report-bindings")) {
             o->report_bindings = 1;
         } else if (opt_is(a, "--dry-run", "-dry-run")) {
@@ -384,14 +408,52 @@ int mpx_opts_parse(int argc, char **argv, struct mpx_opts *o, int *done)
             return MPX_EXIT_USAGE;
         }
     }
-    if (i >= argc && o->dry_run)
-        return 0; /* the placement needs no program */
+    o->cmdline = argv + 1;
+    o->ncmdline = i - 1 - (i <= argc && i > 1 && !strcmp(argv[i - 1], "--"));
+    if (i >= argc && (o->dry_run || o->spawned_fd >= 0))
+        return 0; /* the placement needs no program; a spawned job's comes on its socket */
     if (i >= argc) {
         fprintf(stderr, "mpiexec: no program given\n%s", opt_usage);
         return MPX_EXIT_USAGE;
     }
     o->argv = argv + i;
     return 0;
+}
+
+/* Options the mpiexec of a spawned job takes from the first one: all but
+ * the number of ranks, the time limit (the first mpiexec's covers every
+ * job), a dry run and the universe (it comes with the job). */
+static int opt_not_inherited(const char *a)
+{
+    return opt_is(a, "-n", "-np") || opt_is(a, "--np", "--n") || opt_is(a, "--timeout",
+           "-timeout") || opt_is(a, "--dry-run", "-dry-run") || opt_is(a, "-usize", "--usize") ||
+           opt_is(a, "--faro-spawned-job", NULL);
+}
+
+char **mpx_opts_respawn(const struct mpx_opts *o, const char *self, int fd)
+{
+    char **v = calloc((size_t)o->ncmdline + 4, sizeof *v), fdstr[16];
+    size_t k = 0;
+    if (!v)
+        return NULL;
+    v[k++] = strdup(self);
+    for (int i = 0; i < o->ncmdline; i++) {
+        const char *a = o->cmdline[i];
+        int n = 1 + opt_takes_one(a) + 2 * (opt_is(a, "-genv", "--genv") || opt_is(a, "-env",
+                                                                              "--env"));
+        for (int j = 0; !opt_not_inherited(a) && j < n && i + j < o->ncmdline; j++)
+            v[k++] = strdup(o->cmdline[i + j]);
+        i += n - 1;
+    }
+    snprintf(fdstr, sizeof fdstr, "%d", fd);
+    v[k++] = strdup("--faro-spawned-job");
+    v[k++] = strdup(fdstr);
+    for (size_t i = 0; i < k; i++)
+        if (!v[i]) {
+            mpx_argv_free(v);
+            return NULL;
+        }
+    return v;
 }
 
 void mpx_opts_free(struct mpx_opts *o)

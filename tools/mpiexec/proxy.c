@@ -125,7 +125,7 @@ static int proxy_ranks(struct mpx_job *job)
     for (int r = 0, i = 0; r < job->np; r++)
         if (job->host_of[r] == job->host) {
             job->ranks[i] = (struct mpx_rank){ .rank = r, .local = i, .pmi_fd = -1,
-                                               .stdin_fd = -1 };
+                                               .stdin_fd = -1, .app = mpx_app_of(job, r) };
             job->ranks[i].out.fd = job->ranks[i].err.fd = -1;
             i++;
         }
@@ -185,7 +185,8 @@ int main(int argc, char **argv)
     job.host = id;
     mpx_raise_nofile();
     if (proxy_ranks(&job) < 0 || !(job.kvs = mpx_kvs_new()) ||
-        (job.mapping[0] && mpx_kvs_put(job.kvs, "PMI_process_mapping", job.mapping) < 0)) {
+        (job.mapping[0] && mpx_kvs_put(job.kvs, "PMI_process_mapping", job.mapping) < 0) ||
+        mpx_kvs_put_pairs(job.kvs, job.preput) < 0) {
         fprintf(stderr, "faro_proxy on %s: out of memory\n", job.hostname[id]);
         return 1;
     }

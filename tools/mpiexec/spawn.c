@@ -45,19 +45,27 @@ static int spawn_executable(const char *path)
 }
 
 /* Look the command up as execvp will, so "not found" is one clear line from
- * mpiexec rather than N lines from N children. */
-int mpx_check_program(const struct mpx_opts *o)
+ * mpiexec rather than N lines from N children. A relative path is taken from
+ * dir, where the rank will start. */
+int mpx_check_program(const char *const *prefix, const char *prog, const char *dir, char *err,
+                      size_t errlen)
 {
-    const char *cmd = o->prefix ? o->prefix[0] : o->argv[0];
+    const char *cmd = prefix ? prefix[0] : prog;
+    char full[4096];
     struct stat st;
     if (strchr(cmd, '/')) {
-        if (stat(cmd, &st) < 0) {
-            fprintf(stderr, "mpiexec: cannot run '%s': %s\n", cmd, strerror(errno));
+        if (cmd[0] != '/' && dir && *dir)
+            snprintf(full, sizeof full, "%s/%s", dir, cmd);
+        else
+            snprintf(full, sizeof full, "%s", cmd);
+        if (stat(full, &st) < 0) {
+            snprintf(err, errlen, "cannot run '%s': %s", cmd, strerror(errno));
             return MPX_EXIT_NOTFOUND;
         }
-        if (!spawn_executable(cmd)) {
-            fprintf(stderr, "mpiexec: cannot run '%s': %s\n", cmd,
-                    S_ISDIR(st.st_mode) ? "it is a directory" : "it is not executable (chmod +x?)");
+        if (!spawn_executable(full)) {
+            snprintf(err, errlen, "cannot run '%s': %s", cmd,
+                     S_ISDIR(st.st_mode) ? "it is a directory"
+                                         : "it is not executable (chmod +x?)");
             return MPX_EXIT_NOEXEC;
         }
         return 0;
@@ -65,7 +73,6 @@ int mpx_check_program(const struct mpx_opts *o)
     const char *path = getenv("PATH");
     if (!path || !*path)
         path = "/usr/local/bin:/usr/bin:/bin";
-    char full[4096];
     for (const char *p = path; *p;) {
         const char *colon = strchr(p, ':');
         size_t dlen = colon ? (size_t)(colon - p) : strlen(p);
@@ -76,8 +83,23 @@ int mpx_check_program(const struct mpx_opts *o)
         if (colon && !*p && spawn_executable(cmd)) /* trailing ':' means cwd */
             return 0;
     }
-    fprintf(stderr, "mpiexec: cannot run '%s': command not found in PATH (%s)\n", cmd, path);
+    snprintf(err, errlen, "cannot run '%s': command not found in PATH (%s)", cmd, path);
     return MPX_EXIT_NOTFOUND;
+}
+
+int mpx_app_of(const struct mpx_job *job, int rank)
+{
+    for (int a = job->napps - 1; a > 0; a--)
+        if (rank >= job->apps[a].first)
+            return a;
+    return 0;
+}
+
+const char *mpx_job_of(const struct mpx_job *job)
+{
+    static char of[sizeof job->label + 8];
+    snprintf(of, sizeof of, "%s%s", job->label[0] ? " of " : "", job->label);
+    return of;
 }
 
 static void spawn_setenv_int(const char *name, int v)
@@ -120,7 +142,7 @@ static void spawn_child(struct mpx_job *job, struct mpx_rank *r, int pmi_fd, int
     spawn_setenv_int("PMI_FD", pmi_fd);
     spawn_setenv_int("PMI_RANK", r->rank);
     spawn_setenv_int("PMI_SIZE", job->np);
-    setenv("PMI_SPAWNED", "0", 1);
+    setenv("PMI_SPAWNED", job->spawned ? "1" : "0", 1);
     /* Hydra's names for the node-local rank. */
     spawn_setenv_int("MPI_LOCALRANKID", r->local);
     spawn_setenv_int("MPI_LOCALNRANKS", job->nlocal);
@@ -128,14 +150,16 @@ static void spawn_child(struct mpx_job *job, struct mpx_rank *r, int pmi_fd, int
         setenv("FARO_HOSTNAME", job->hostname[job->host], 1);
     if (job->ctl_if[0])
         setenv("FARO_INTERNAL_CONTROL_IF", job->ctl_if, 1);
-    if (job->wdir) {
-        if (chdir(job->wdir) < 0) {
-            fprintf(stderr, "mpiexec: rank %d%s%s: cannot change to the working directory "
-                    "%s: %s\n", r->rank, job->hostname ? " on " : "",
-                    job->hostname ? job->hostname[job->host] : "", job->wdir, strerror(errno));
+    const struct mpx_app *app = &job->apps[r->app];
+    const char *wdir = app->wdir ? app->wdir : job->wdir;
+    if (wdir) {
+        if (chdir(wdir) < 0) {
+            fprintf(stderr, "mpiexec: rank %d%s%s%s: cannot change to the working directory "
+                    "%s: %s\n", r->rank, mpx_job_of(job), job->hostname ? " on " : "",
+                    job->hostname ? job->hostname[job->host] : "", wdir, strerror(errno));
             _exit(MPX_EXIT_NOEXEC);
         }
-        setenv("PWD", job->wdir, 1);
+        setenv("PWD", wdir, 1);
     }
 
     signal(SIGPIPE, SIG_DFL);
@@ -144,19 +168,19 @@ static void spawn_child(struct mpx_job *job, struct mpx_rank *r, int pmi_fd, int
     size_t np = 0, na = 0;
     while (o->prefix && o->prefix[np])
         np++;
-    while (o->argv[na])
+    while (app->argv[na])
         na++;
     char **argv = malloc((np + na + 1) * sizeof *argv);
     if (!argv)
         _exit(126);
     if (np)
         memcpy(argv, o->prefix, np * sizeof *argv);
-    memcpy(argv + np, o->argv, (na + 1) * sizeof *argv);
+    memcpy(argv + np, app->argv, (na + 1) * sizeof *argv);
     execvp(argv[0], argv);
     int e = errno;
-    fprintf(stderr, "mpiexec: rank %d%s%s: cannot execute '%s': %s\n", r->rank,
-            job->hostname ? " on " : "", job->hostname ? job->hostname[job->host] : "", argv[0],
-            strerror(e));
+    fprintf(stderr, "mpiexec: rank %d%s%s%s: cannot execute '%s': %s\n", r->rank,
+            mpx_job_of(job), job->hostname ? " on " : "",
+            job->hostname ? job->hostname[job->host] : "", argv[0], strerror(e));
     _exit(e == ENOENT ? MPX_EXIT_NOTFOUND : MPX_EXIT_NOEXEC);
 }
 

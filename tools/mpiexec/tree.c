@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define LAUNCH_VERSION 1
+#define LAUNCH_VERSION 2
 
 /* ---- the job description ---- */
 
@@ -64,7 +64,16 @@ int mpx_job_encode(struct mpx_job *job)
     mpx_buf_str(b, opt_or_empty(o->cpus_per_rank));
     mpx_buf_u32(b, (uint32_t)o->report_bindings);
     mpx_buf_strv(b, o->prefix);
-    mpx_buf_strv(b, o->argv);
+    mpx_buf_u32(b, (uint32_t)job->universe);
+    mpx_buf_u32(b, (uint32_t)job->spawned);
+    mpx_buf_str(b, job->label);
+    mpx_buf_strv(b, job->preput);
+    mpx_buf_u32(b, (uint32_t)job->napps);
+    for (int a = 0; a < job->napps; a++) {
+        mpx_buf_u32(b, (uint32_t)job->apps[a].np);
+        mpx_buf_str(b, opt_or_empty(job->apps[a].wdir));
+        mpx_buf_strv(b, job->apps[a].argv);
+    }
     return b->oom ? -1 : 0;
 }
 
@@ -134,8 +143,29 @@ int mpx_job_decode(struct mpx_job *job, struct mpx_rd *r, char *err, size_t errl
         free(o->prefix);
         o->prefix = NULL;
     }
-    o->argv = mpx_rd_strv(r);
-    if (r->bad || !o->argv || !o->argv[0] || job->heartbeat_ms < 100) {
+    job->universe = (int)mpx_rd_u32(r);
+    job->spawned = (int)mpx_rd_u32(r);
+    snprintf(job->label, sizeof job->label, "%s", mpx_rd_str(r));
+    job->preput = mpx_rd_strv(r);
+    job->napps = (int)mpx_rd_u32(r);
+    if (r->bad || job->napps < 1 || job->napps > job->np ||
+        !(job->apps = calloc((size_t)job->napps, sizeof *job->apps))) {
+        snprintf(err, errlen, "a malformed job description");
+        return -1;
+    }
+    for (int a = 0, first = 0; a < job->napps; a++) {
+        struct mpx_app *app = &job->apps[a];
+        app->first = first;
+        app->np = (int)mpx_rd_u32(r);
+        app->wdir = null_if_empty(mpx_rd_str(r));
+        app->argv = mpx_rd_strv(r);
+        if (r->bad || !app->argv || !app->argv[0] || app->np < 1 || app->np > job->np - first)
+            r->bad = 1;
+        first += r->bad ? 0 : app->np;
+        if (a == job->napps - 1 && first != job->np)
+            r->bad = 1;
+    }
+    if (r->bad || job->heartbeat_ms < 100) {
         snprintf(err, errlen, "a malformed job description");
         return -1;
     }
@@ -147,10 +177,10 @@ int mpx_job_decode(struct mpx_job *job, struct mpx_rd *r, char *err, size_t errl
 void mpx_rank_name(const struct mpx_job *job, int rank, long pid, char *buf, size_t len)
 {
     if (job->hostname && rank >= 0 && rank < job->np)
-        snprintf(buf, len, "rank %d (pid %ld on %s)", rank, pid,
+        snprintf(buf, len, "rank %d%s (pid %ld on %s)", rank, mpx_job_of(job), pid,
                  job->hostname[job->host_of[rank]]);
     else
-        snprintf(buf, len, "rank %d (pid %ld)", rank, pid);
+        snprintf(buf, len, "rank %d%s (pid %ld)", rank, mpx_job_of(job), pid);
 }
 
 void mpx_host_ranks(const struct mpx_job *job, int h, char *buf, size_t len)
@@ -260,6 +290,11 @@ void mpx_rank_ended(struct mpx_job *job, int rank, long pid, int status, int pmi
     } else if (pmi_state == MPX_PMI_INITED) {
         mpx_job_fail(job, 1, "mpiexec: %s exited with code 0 without calling MPI_Finalize; "
                      "ending the job", who);
+    } else if (pmi_state == MPX_PMI_NONE && job->spawned) {
+        /* Its parents wait in MPI_Comm_spawn for it to connect from MPI_Init. */
+        mpx_job_fail(job, 1, "mpiexec: %s exited with code 0 without calling MPI_Init (a "
+                     "spawned program must, so its parents' MPI_Comm_spawn can return); ending "
+                     "the job", who);
     }
     if (job->opts.verbose)
         fprintf(stderr, "mpiexec: %s ended: %s %d\n", who,
@@ -298,8 +333,8 @@ void mpx_rank_aborted(struct mpx_job *job, int rank, int code, const char *msg)
     if (job->hostname)
         snprintf(where, sizeof where, " on %s", job->hostname[job->host_of[rank]]);
     /* Exit statuses are 8 bits; keep the low byte as the shell would see it. */
-    mpx_job_fail(job, code & 0xff, "mpiexec: rank %d%s called MPI_Abort (code %d)%s%s", rank,
-                 where, code, msg && *msg ? ": " : "", msg ? msg : "");
+    mpx_job_fail(job, code & 0xff, "mpiexec: rank %d%s%s called MPI_Abort (code %d)%s%s", rank,
+                 mpx_job_of(job), where, code, msg && *msg ? ": " : "", msg ? msg : "");
 }
 
 /* Child k (and the hosts it started) is gone. */
@@ -325,8 +360,8 @@ void mpx_host_lost(struct mpx_job *job, int host, const char *why)
 {
     char ranks[256];
     mpx_host_ranks(job, host, ranks, sizeof ranks);
-    mpx_job_fail(job, MPX_EXIT_LOST, "mpiexec: lost host %s (ranks %s): %s; ending the job",
-                 job->hostname[host], ranks, why);
+    mpx_job_fail(job, MPX_EXIT_LOST, "%s: lost host %s (ranks %s%s): %s; ending the job",
+                 mpx_me(job), job->hostname[host], ranks, mpx_job_of(job), why);
 }
 
 void mpx_signal_all(struct mpx_job *job, int sig)
@@ -338,6 +373,7 @@ void mpx_signal_all(struct mpx_job *job, int sig)
     for (int i = 0; i < job->nkids; i++)
         if (job->kids[i].state == MPX_LINK_UP)
             mpx_conn_send(&job->kids[i].c, MPX_MSG_SIGNAL, &s, 4, NULL, 0);
+    mpx_subjobs_signal(job, sig);
 }
 
 /* ---- statistics ---- */
@@ -442,7 +478,7 @@ void mpx_kid_message(struct mpx_job *job, struct mpx_link *k, int type, struct m
     }
     if (!job->is_root) {
         if (type == MPX_MSG_EXIT || type == MPX_MSG_ABORT || type == MPX_MSG_OUTPUT ||
-            type == MPX_MSG_LOST || type == MPX_MSG_STDIN_ACK)
+            type == MPX_MSG_LOST || type == MPX_MSG_STDIN_ACK || type == MPX_MSG_SPAWN)
             tree_relay(job, type, p);
         return;
     }
@@ -482,6 +518,12 @@ void mpx_kid_message(struct mpx_job *job, struct mpx_link *k, int type, struct m
             job->stdin_open = 0; /* rank 0 stopped reading */
         break;
     }
+    case MPX_MSG_SPAWN: {
+        int h = (int)mpx_rd_u32(p), rank = (int)mpx_rd_u32(p);
+        if (!p->bad && h >= 0 && h < job->nhosts && rank >= 0 && rank < job->np)
+            mpx_spawn_request(job, h, rank, p->p + p->off, p->len - p->off);
+        break;
+    }
     default:
         fprintf(stderr, "mpiexec: host %s sent a message of unknown type %d; ignored\n",
                 job->hostname[k->host], type);
@@ -508,6 +550,9 @@ void mpx_parent_message(struct mpx_job *job, int type, struct mpx_rd *p)
         }
         break;
     }
+    case MPX_MSG_SPAWN_RESULT:
+        mpx_spawn_result(job, p);
+        break;
     case MPX_MSG_STDIN: {
         int h = (int)mpx_rd_u32(p);
         struct mpx_link *k = h == job->host ? NULL : mpx_kid_for(job, h);
