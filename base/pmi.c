@@ -172,6 +172,11 @@ int faro_pmi_init(struct faro_pmi_info *info, char *err, size_t errlen)
     if (have_fd < 0)
         return -1;
 
+    int spawned = 0; /* Hydra's name, which Faro's mpiexec sets too */
+    if (pmi_env_int("PMI_SPAWNED", &spawned, err, errlen) < 0)
+        return -1;
+    info->spawned = spawned != 0 && have_fd;
+
     if (have_fd == 0) {
         info->rank = 0;
         info->size = 1;
@@ -463,4 +468,137 @@ int faro_pmi_unpublish(const char *service, char *err, size_t errlen)
     return pmi_names(line, faro_pmi_format(line, sizeof line, "unpublish_name", "service",
                                            service, NULL),
                      "unpublish_result", NULL, NULL, 0, err, errlen);
+}
+
+/* ---- the universe and spawn ---- */
+
+int faro_pmi_universe_size(void)
+{
+    if (!pmi.inited || pmi.fd < 0)
+        return 1;
+    char line[FARO_PMI_LINE_MAX], err[512];
+    struct faro_pmi_msg m;
+    int n = 0;
+    if (pmi_call(line, faro_pmi_format(line, sizeof line, "get_universe_size", NULL),
+                 "universe_size", &m, err, sizeof err) < 0 ||
+        faro_pmi_msg_int(&m, "size", &n) < 0 || n < 0)
+        return 0; /* Hydra says -1 when it was given no -usize */
+    return n;
+}
+
+/* A growable request text. */
+struct pmi_text {
+    char *p;
+    size_t len, cap;
+    int bad;
+    char *err;
+    size_t errlen;
+};
+
+/* Append one line "key=value\n" (value NULL: "key\n"); the server reads a
+ * line at a time, so each must fit in one, and a value cannot hold a newline. */
+static void pmi_line(struct pmi_text *t, const char *key, const char *val)
+{
+    if (t->bad)
+        return;
+    size_t need = strlen(key) + (val ? strlen(val) + 1 : 0) + 1;
+    if (val && strchr(val, '\n')) {
+        snprintf(t->err, t->errlen, "the %s '%.40s...' holds a newline, which the PMI spawn "
+                 "command cannot carry", key, val);
+        t->bad = 1;
+        return;
+    }
+    if (need >= FARO_PMI_LINE_MAX) {
+        snprintf(t->err, t->errlen, "the %s '%.40s...' is %zu bytes; the PMI spawn command "
+                 "carries at most %d", key, val ? val : "", need - strlen(key) - 2,
+                 FARO_PMI_LINE_MAX - (int)strlen(key) - 3);
+        t->bad = 1;
+        return;
+    }
+    if (t->len + need + 1 > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 4096;
+        while (cap < t->len + need + 1)
+            cap *= 2;
+        char *p = realloc(t->p, cap);
+        if (!p) {
+            snprintf(t->err, t->errlen, "out of memory for the spawn request");
+            t->bad = 1;
+            return;
+        }
+        t->p = p;
+        t->cap = cap;
+    }
+    t->len += (size_t)snprintf(t->p + t->len, t->cap - t->len, "%s%s%s\n", key, val ? "=" : "",
+                               val ? val : "");
+}
+
+static void pmi_line_int(struct pmi_text *t, const char *key, long v)
+{
+    char num[24];
+    snprintf(num, sizeof num, "%ld", v);
+    pmi_line(t, key, num);
+}
+
+static void pmi_pairs(struct pmi_text *t, const char *num, const char *kfmt, const char *vfmt,
+                      char *const *kv)
+{
+    long n = 0;
+    char key[32];
+    while (kv && kv[2 * n] && kv[2 * n + 1])
+        n++;
+    pmi_line_int(t, num, n);
+    for (long i = 0; i < n; i++) {
+        snprintf(key, sizeof key, kfmt, i);
+        pmi_line(t, key, kv[2 * i]);
+        snprintf(key, sizeof key, vfmt, i);
+        pmi_line(t, key, kv[2 * i + 1]);
+    }
+}
+
+int faro_pmi_spawn(int count, const struct faro_pmi_spawn_cmd *cmds, char *const *preput,
+                   char *err, size_t errlen)
+{
+    if (!pmi.inited || pmi.fd < 0) {
+        snprintf(err, errlen, "this process was started without a process manager (no "
+                 "mpiexec), so nothing can start processes for it");
+        return FARO_PMI_NO_SERVICE;
+    }
+    struct pmi_text t = { .err = err, .errlen = errlen };
+    for (int c = 0; c < count; c++) {
+        long argc = 0;
+        char key[32];
+        pmi_line(&t, "mcmd", "spawn");
+        pmi_line_int(&t, "nprocs", cmds[c].maxprocs);
+        pmi_line(&t, "execname", cmds[c].command);
+        pmi_line_int(&t, "totspawns", count);
+        pmi_line_int(&t, "spawnssofar", c + 1);
+        while (cmds[c].argv && cmds[c].argv[argc])
+            argc++;
+        pmi_line_int(&t, "argcnt", argc);
+        for (long i = 0; i < argc; i++) {
+            snprintf(key, sizeof key, "arg%ld", i + 1);
+            pmi_line(&t, key, cmds[c].argv[i]);
+        }
+        if (c == 0)
+            pmi_pairs(&t, "preput_num", "preput_key_%ld", "preput_val_%ld", preput);
+        pmi_pairs(&t, "info_num", "info_key_%ld", "info_val_%ld", cmds[c].info);
+        pmi_line(&t, "endcmd", NULL);
+    }
+    struct faro_pmi_msg m;
+    int rc = -1;
+    if (!t.bad) {
+        if (faro_pmi_write_all(pmi.fd, t.p, t.len) < 0)
+            snprintf(err, errlen, "PMI: writing to the process manager on fd %d failed: %s",
+                     pmi.fd, strerror(errno));
+        else
+            rc = pmi_reply("spawn_result", &m, err, errlen);
+        const char *why = rc == -2 ? faro_pmi_msg_get(&m, "msg") : NULL;
+        if (why) /* the manager's reason, without the protocol around it */
+            snprintf(err, errlen, "%s", why);
+    }
+    free(t.p);
+    if (rc == -3)
+        snprintf(err + strlen(err), errlen - strlen(err), " (the process manager does not "
+                 "spawn processes)");
+    return rc == -3 ? FARO_PMI_NO_SERVICE : rc;
 }

@@ -184,6 +184,9 @@ void faro_wireup_finalize(void);
 /* p's messages go through t's endpoint ep from now on (wireup.c). */
 void faro_bind_peer(struct faro_peer *p, struct faro_transport *t, faro_tp_ep_t *ep);
 void faro_quiesce(void); /* wait until every posted message has left this process */
+/* A process of another job on this node became a peer: FARO_WAIT_POLICY=auto
+ * yields from now on when this node's processes outnumber its cores. */
+void faro_wait_more_here(void);
 int faro_comm_init(void);
 
 /* peers.c: the table of peers. Job ranks are entries 0..size-1; entries for

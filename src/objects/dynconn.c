@@ -367,7 +367,8 @@ static int finish(struct end *e, int status, MPI_Comm *newcomm)
 
 /* The arguments every member checks (port_name and info matter at the root
  * only: it checks them after the gather, and its verdict reaches all). */
-static int check_args(const char *fn, int root, MPI_Comm comm, MPI_Comm *newcomm)
+int faro_dyn_check_args(const char *fn, int root, MPI_Comm comm, MPI_Comm *newcomm,
+                        const char *newname)
 {
     if (faro_comm_check(comm))
         return faro_comm_bad(fn, comm);
@@ -375,7 +376,7 @@ static int check_args(const char *fn, int root, MPI_Comm comm, MPI_Comm *newcomm
     if (rc)
         return rc;
     if (!newcomm)
-        return faro_err(comm, MPI_ERR_ARG, "%s: newcomm pointer is NULL", fn);
+        return faro_err(comm, MPI_ERR_ARG, "%s: %s pointer is NULL", fn, newname);
     if (root < 0 || root >= comm->size)
         return faro_err(comm, MPI_ERR_ROOT, "%s: root %d is invalid (comm size %d: 0..%d)", fn,
                         root, comm->size, comm->size - 1);
@@ -388,7 +389,7 @@ static int handshake(const char *fn, int accepting, const char *port_name, MPI_I
                      int root, MPI_Comm comm, MPI_Comm *newcomm, double deadline)
 {
     FARO_LOCKED;
-    int rc = check_args(fn, root, comm, newcomm);
+    int rc = faro_dyn_check_args(fn, root, comm, newcomm, "newcomm");
     if (rc)
         return rc;
     struct end e = {.fn = fn, .comm = comm, .root = root, .is_root = comm->rank == root,
@@ -415,6 +416,14 @@ static int handshake(const char *fn, int accepting, const char *port_name, MPI_I
     free(e.mine);
     free(e.other);
     return rc;
+}
+
+int faro_dyn_handshake(const char *fn, int accepting, const char *port_name, int root,
+                       MPI_Comm comm, MPI_Comm *newcomm)
+{
+    long s = faro_tun_int(accepting ? FARO_TUN_ACCEPT_TIMEOUT : FARO_TUN_CONNECT_TIMEOUT);
+    return handshake(fn, accepting, port_name, MPI_INFO_NULL, root, comm, newcomm,
+                     deadline_in(s));
 }
 
 #pragma weak MPI_Comm_accept = PMPI_Comm_accept

@@ -177,6 +177,7 @@ int faro_dyn_add(const uint8_t *buf, size_t len, size_t *used, char *err, size_t
     if (i < faro.size) /* a rank of this job: it is reached as one */
         return i;
     struct faro_peer_info *pi = &faro.pinfo[i];
+    int known = pi->desc != NULL;
     if (!pi->desc && !(pi->desc = calloc(1, sizeof d)))
         return snprintf(err, errlen, "out of memory"), -1;
     char why[sizeof d.why];
@@ -188,6 +189,8 @@ int faro_dyn_add(const uint8_t *buf, size_t len, size_t *used, char *err, size_t
     if (node < 0)
         return snprintf(err, errlen, "out of memory"), -1;
     faro.peers[i].node = (uint32_t)node;
+    if (!known && node == faro.node)
+        faro_wait_more_here();
     return i;
 }
 

@@ -59,6 +59,8 @@ static int init(int required, int *provided)
     if (provided)
         *provided = faro.thread_level;
     faro.initialized = 1;
+    if (pmi.spawned && faro_spawn_connect(err, sizeof err)) /* the parents wait in spawn */
+        init_failed(err);
     return MPI_SUCCESS;
 }
 

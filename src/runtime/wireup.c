@@ -207,6 +207,9 @@ static int node_map(int have_mapping, char *err, size_t errlen)
     return 0;
 }
 
+/* The wait policy's count: cores, and the processes known to run here. */
+static int wait_cores, wait_here;
+
 static int ncores(void)
 {
     cpu_set_t set;
@@ -470,6 +473,8 @@ int faro_wireup(char *err, size_t errlen)
         return -1;
     long policy = faro_tun_int(FARO_TUN_WAIT_POLICY); /* spin|yield|auto */
     faro.yield = policy == 1 || (policy == 2 && faro.local_size > cores);
+    wait_cores = cores;
+    wait_here = faro.local_size;
     faro.depth = (int)faro_tun_int(FARO_TUN_RNDV_PIPELINE_DEPTH);
     faro.rndv = (int)faro_tun_int(FARO_TUN_RNDV_PROTOCOL);
 
@@ -521,6 +526,16 @@ int faro_wireup(char *err, size_t errlen)
     faro_info(1, "%d ranks on %d node(s), %d here on %d cores; waiting by %s", faro.size,
               faro.nnodes, faro.local_size, cores, faro.yield ? "yielding" : "spinning");
     return 0;
+}
+
+void faro_wait_more_here(void)
+{
+    /* auto: a spawned job, or a job connected to, shares this node's cores */
+    if (faro_tun_int(FARO_TUN_WAIT_POLICY) == 2 && ++wait_here > wait_cores && !faro.yield) {
+        faro.yield = 1;
+        faro_info(1, "%d processes here on %d cores (with those of other jobs): waiting by "
+                  "yielding from now on", wait_here, wait_cores);
+    }
 }
 
 /* Every message this process posted has left it: core-tracked completions
