@@ -318,6 +318,7 @@ int faro_spawn_connect(char *err, size_t errlen)
     if (faro_dyn_handshake("MPI_Init", 0, port, 0, MPI_COMM_WORLD, &parent))
         return snprintf(err, errlen, "cannot connect to the parents that spawned this "
                         "job"), -1;
+    snprintf(parent->name, sizeof parent->name, "MPI_COMM_PARENT"); /* MPICH's name for it */
     return 0;
 }
 

@@ -346,6 +346,9 @@ void mpx_subjob_started(struct mpx_job *job);
 /* With hosts: STARTED once every proxy it starts itself has connected. */
 void mpx_subjob_check_started(struct mpx_job *job);
 void mpx_subjob_failed(struct mpx_job *job, const char *why);
+/* It started, and now fails with code: the first mpiexec ends the launch at
+ * once (before the failure's consequences elsewhere can speak first). */
+void mpx_subjob_ending(struct mpx_job *job, int code);
 void mpx_top_input(struct mpx_job *job);
 
 /* names.c: serve a name service command (publish_name, lookup_name,
@@ -394,7 +397,7 @@ enum mpx_msg {
     /* spawned jobs: up the tree and to the first mpiexec, and back */
     MPX_MSG_SPAWN, MPX_MSG_SPAWN_RESULT,
     /* between the first mpiexec and a spawned job's: the job, and how its start went */
-    MPX_MSG_JOB, MPX_MSG_STARTED, MPX_MSG_FAILED,
+    MPX_MSG_JOB, MPX_MSG_STARTED, MPX_MSG_FAILED, MPX_MSG_ENDING,
 };
 #define MPX_CONN_CLOSED "the connection was closed" /* c->why at end of file */
 #define MPX_FRAME_HDR 8

@@ -99,6 +99,8 @@ void mpx_job_fail(struct mpx_job *job, int code, const char *fmt, ...)
         fputs(line, stderr);
         fflush(stderr);
     }
+    if (job->top && job->top_told)
+        mpx_subjob_ending(job, code);
     node_end(job, code, SIGTERM);
 }
 

@@ -38,6 +38,7 @@
 
 #include "mpiexec.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -485,6 +486,10 @@ void mpx_subjob_input(struct mpx_job *job, int i)
         } else if (type == MPX_MSG_FAILED && s->state == SJ_STARTING) {
             s->state = SJ_FAILED;
             sj_answer(job, s->from, s->host, s->rank, 0, mpx_rd_str(&p));
+        } else if (type == MPX_MSG_ENDING && s->state == SJ_RUNNING) {
+            int code = (int)mpx_rd_u32(&p);
+            if (!p.bad && code) /* it said which rank and why */
+                mpx_job_fail(job, code, NULL);
         } else if (type == MPX_MSG_SPAWN) {
             int host = (int)mpx_rd_u32(&p), rank = (int)mpx_rd_u32(&p);
             if (!p.bad) /* may add a subjob: s is fetched again */
@@ -657,6 +662,13 @@ void mpx_subjob_failed(struct mpx_job *job, const char *why)
     if (!job->top_told)
         sj_tell_top(job, MPX_MSG_FAILED, why);
     job->top_told = 1;
+}
+
+void mpx_subjob_ending(struct mpx_job *job, int code)
+{
+    uint32_t c = htonl((uint32_t)code);
+    if (job->top && job->top->fd >= 0)
+        mpx_conn_send(job->top, MPX_MSG_ENDING, &c, sizeof c, NULL, 0);
 }
 
 void mpx_top_input(struct mpx_job *job)
