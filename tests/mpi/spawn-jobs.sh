@@ -41,6 +41,8 @@ F="-launcher fork"
 run hosts-basic 0 "" -- "$MPIEXEC" $F -hosts a:2,b:2,c:2 -n 2 $T/spawn_basic
 run hosts-basic-3 0 "" -- "$MPIEXEC" $F -hosts a,b,c -n 3 $T/spawn_basic
 run hosts-tcp 0 "" -- env FARO_TRANSPORTS=tcp "$MPIEXEC" $F -hosts a,b -n 2 $T/spawn_basic
+# requests of ranks behind a proxy's proxy go up two levels, answers come down
+run hosts-tree 0 "" -- "$MPIEXEC" $F -hosts a,b,c,d,e --tree-width 2 -n 5 $T/spawn_basic
 run hosts-multiple 0 "" -- "$MPIEXEC" $F -hosts a,b,c -n 2 $T/spawn_multiple
 run hosts-nested 0 "" -- "$MPIEXEC" $F -hosts a:2,b:2 -n 2 $T/spawn_nested
 run hosts-killed 137 "rank 1 of spawned job 1 (pid" -- env SPAWN_FAIL=kill "$MPIEXEC" $F \
