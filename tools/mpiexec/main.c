@@ -237,7 +237,9 @@ int main(int argc, char **argv)
     struct mpx_opts *o = &job.opts;
     char err[1200];
     int spawned = !rc && !done && o->spawned_fd >= 0;
-    int in_slurm = rc || done || spawned ? 0 : main_slurm_hosts(o);
+    /* A spawned job comes placed, but starts its proxies as the first did
+     * (srun inside an allocation). */
+    int in_slurm = rc || done ? 0 : main_slurm_hosts(o);
     if (in_slurm < 0)
         rc = MPX_EXIT_USAGE;
     if (rc || done) {
