@@ -79,6 +79,12 @@ void faro_link_close(struct faro_link *l);
  * calls (spawn.c), with errors raised under fn on comm. */
 int faro_dyn_handshake(const char *fn, int accepting, const char *port_name, int root,
                        MPI_Comm comm, MPI_Comm *newcomm);
+/* Every member of comm packs its descriptor (dynpeer.c) and root gathers
+ * them, in comm rank order, into *descs (malloc'd there, *bytes long).
+ * Returns the collectives' code; a member without a transport with ports
+ * sends none, and root gets *cls (MPI_ERR_UNSUPPORTED_OPERATION) and err. */
+int faro_dyn_gather(const char *fn, MPI_Comm comm, int root, uint8_t **descs, uint32_t *bytes,
+                    int *cls, char *err, size_t errlen);
 /* The arguments every member of such a call checks: comm (an
  * intracommunicator), root, and the result's pointer (named newname). */
 int faro_dyn_check_args(const char *fn, int root, MPI_Comm comm, MPI_Comm *newcomm,
