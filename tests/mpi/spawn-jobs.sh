@@ -77,15 +77,14 @@ chmod +x "$DIR/agent"
 run unreachable-host 0 "agent: no route to host unreachable" -- env SPAWN_BAD_HOST=unreachable \
     "$MPIEXEC" -launcher-exec "$DIR/agent" -hosts a,b -n 2 $T/spawn_errors
 
-# MPI_UNIVERSE_SIZE: -usize, MPIEXEC_UNIVERSE_SIZE, the slots of the hosts,
-# this machine's CPUs (at least -n)
+# MPI_UNIVERSE_SIZE: -usize, MPIEXEC_UNIVERSE_SIZE, the slots of the hosts
+# (at least -n); without hosts not set (as under Hydra)
 run usize-option 0 "" -- env SPAWN_UNIVERSE=7 "$MPIEXEC" -usize 7 -n 1 $T/spawn_basic
 run usize-env 0 "" -- env SPAWN_UNIVERSE=5 MPIEXEC_UNIVERSE_SIZE=5 "$MPIEXEC" -n 1 \
     $T/spawn_basic
 run usize-slots 0 "" -- env SPAWN_UNIVERSE=5 "$MPIEXEC" $F -hosts a:2,b:3 -n 1 $T/spawn_basic
-cpus=$(nproc)
-[ "$cpus" -ge 2 ] || cpus=2
-run usize-cpus 0 "" -- env SPAWN_UNIVERSE="$cpus" "$MPIEXEC" -n 2 $T/spawn_basic
+run usize-slots-n 0 "" -- env SPAWN_UNIVERSE=3 "$MPIEXEC" $F -hosts a,b -n 3 $T/spawn_basic
+run usize-unset 0 "" -- env SPAWN_UNIVERSE=-1 "$MPIEXEC" -n 2 $T/spawn_basic
 run usize-bad 2 "MPIEXEC_UNIVERSE_SIZE='x'" -- env MPIEXEC_UNIVERSE_SIZE=x "$MPIEXEC" -n 1 true
 
 # Hydra serves PMI-1's spawn command too (MPI_UNIVERSE_SIZE only with -usize)

@@ -216,15 +216,18 @@ static void main_report(const struct mpx_job *job)
 }
 
 /* MPI_UNIVERSE_SIZE: -usize or MPIEXEC_UNIVERSE_SIZE (as Hydra), else the
- * slots of the hosts, else this machine's CPUs (as Open MPI); never fewer
- * than the job's ranks. */
+ * slots of the hosts given (or of the Slurm allocation), never fewer than
+ * the job's ranks; without hosts it is not known (-1: the attribute is not
+ * set, as under Hydra; programs such as MPICH's spawn tests take a universe
+ * no larger than their job for "no room to spawn"). */
 static int main_universe(const struct mpx_opts *o, int np)
 {
     if (o->usize)
         return o->usize;
-    long n = o->have_hosts ? mpx_hosts_total_slots(&o->hosts, o->ppn)
-                           : sysconf(_SC_NPROCESSORS_ONLN);
-    return n > np ? (int)n : np;
+    if (!o->have_hosts)
+        return -1;
+    int n = mpx_hosts_total_slots(&o->hosts, o->ppn);
+    return n > np ? n : np;
 }
 
 int main(int argc, char **argv)

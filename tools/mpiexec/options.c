@@ -37,7 +37,7 @@ static const char opt_usage[] =
     "                       key-value exchange's messages and bytes\n"
     "  -usize N             MPI_UNIVERSE_SIZE, the processes MPI_Comm_spawn should\n"
     "                       expect room for (default: $MPIEXEC_UNIVERSE_SIZE, else\n"
-    "                       the slots of the hosts, else this machine's CPUs)\n"
+    "                       the slots of the hosts; without hosts it is not set)\n"
     "\n"
     "Hosts (without them every rank runs here; inside a Slurm allocation the\n"
     "allocation's nodes and task counts are the default):\n"
