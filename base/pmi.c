@@ -1,14 +1,28 @@
 /*
- * PMI-1 client (see pmi.h). One request, one response, in order, on the
- * socket named by PMI_FD. Responses are matched by their cmd and read by key,
- * so the extra keys other process managers add (Hydra's msg=, value=) do not
- * matter. Without PMI_FD the process is a singleton with a local store.
+ * PMI client (see pmi.h): the choice of protocol, the checks every call
+ * shares, and the singleton. The protocols themselves are backends
+ * (pmi_backend.h: pmi1.c, pmi2.c, pmix.c).
+ *
+ * The choice (FARO_PMI=auto, the default), first match wins:
+ *   PMI_FD names an open descriptor   the launcher that started this process
+ *                                     left a socket: PMI-2 when PMI_VERSION=2
+ *                                     or PMI_JOBID (srun --mpi=pmi2) says so,
+ *                                     else PMI-1 (mpiexec, Hydra)
+ *   PMIX_RANK and PMIX_NAMESPACE      PMIx (srun --mpi=pmix, Open MPI's mpirun)
+ *   PMI_PORT                          PMI-1 over TCP (Hydra's -pmi-port)
+ *   PMI_FD set but not open           an error that says so
+ *   nothing                           singleton
+ * An open PMI_FD goes first because only the direct launcher can hand one
+ * over, while PMIX_* may be inherited from a launcher further out (Hydra
+ * started inside an srun --mpi=pmix step). PMI-2 that is only inferred falls
+ * back to PMI-1 on the same socket when the manager turns it down.
  */
 #include "config.h"
 
-#include "base/pmi.h"
+#include "base/pmi_backend.h"
 #include "base/pmi_wire.h"
 #include "base/log.h"
+#include "base/tunables.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,24 +33,21 @@
 #include <string.h>
 #include <unistd.h>
 
-/* How long abort waits for the manager to end the job before giving up. */
-#define PMI_ABORT_WAIT_MS 10000
-
 struct pmi_kv {
     char *key, *val;
 };
 
 static struct {
     int inited;
-    int fd; /* -1 for a singleton */
+    const struct faro_pmi_backend *be; /* NULL for a singleton */
     struct faro_pmi_info info;
-    struct faro_pmi_reader reader;
     struct pmi_kv *kv; /* singleton store */
     size_t nkv, capkv;
-} pmi = { .fd = -1 };
+} pmi;
 
-/* Parse a non-negative int from the environment: 1 ok, 0 unset, -1 bad. */
-static int pmi_env_int(const char *name, int *out, char *err, size_t errlen)
+/* ---- shared by the backends ---- */
+
+int faro_pmi_env_int(const char *name, int *out, char *err, size_t errlen)
 {
     const char *s = getenv(name);
     if (!s)
@@ -46,178 +57,217 @@ static int pmi_env_int(const char *name, int *out, char *err, size_t errlen)
     long v = strtol(s, &end, 10);
     if (!*s || *end || errno || v < 0 || v > INT_MAX) {
         snprintf(err, errlen, "%s='%s' is not a non-negative integer; it is set by the "
-                 "process manager (mpiexec), do not set it by hand", name, s);
+                 "process manager (mpiexec, srun), do not set it by hand", name, s);
         return -1;
     }
     *out = (int)v;
     return 1;
 }
 
-/* Send one request line. */
-static int pmi_send(const char *line, int len, char *err, size_t errlen)
+int faro_pmi_env_fd(int *fd, char *err, size_t errlen)
 {
-    if (len < 0) {
-        snprintf(err, errlen, "PMI request does not fit in a %d-byte line (key or value too "
-                 "long?)", FARO_PMI_LINE_MAX);
+    int rc = faro_pmi_env_int("PMI_FD", fd, err, errlen);
+    if (rc > 0 && fcntl(*fd, F_GETFD) < 0) {
+        snprintf(err, errlen, "PMI_FD=%d is not an open file descriptor; start the program "
+                 "with mpiexec or srun, or unset PMI_FD to run it as a singleton", *fd);
         return -1;
     }
-    if (faro_pmi_write_all(pmi.fd, line, (size_t)len) < 0) {
-        snprintf(err, errlen, "PMI: writing to the process manager on fd %d failed: %s",
-                 pmi.fd, strerror(errno));
+    if (rc > 0) /* programs the rank starts must not inherit the job's PMI connection */
+        fcntl(*fd, F_SETFD, FD_CLOEXEC);
+    return rc;
+}
+
+int faro_pmi_copy_value(const char *key, const char *v, char *val, size_t vallen, char *err,
+                        size_t errlen)
+{
+    if (strlen(v) >= vallen) {
+        snprintf(err, errlen, "PMI: value of key '%s' is %zu bytes, the buffer holds %zu", key,
+                 strlen(v), vallen ? vallen - 1 : 0);
         return -1;
     }
+    strcpy(val, v);
     return 0;
 }
 
-/* Read the response to the last request, which must have cmd=expect.
- * Returns 0; -1 when the exchange failed; -2 when the manager answered with a
- * nonzero rc (a missing key, say); -3 when it answered cmd=error (it does
- * not serve that command). err says why. */
-static int pmi_reply(const char *expect, struct faro_pmi_msg *resp, char *err, size_t errlen)
+void faro_pmi_wait_readable(int fd, void (*wait)(void *arg), void *arg)
 {
-    char *l;
-    size_t n;
-    char why[256];
-    enum faro_pmi_read_status st = faro_pmi_reader_next(&pmi.reader, &l, &n, why, sizeof why);
-    if (st == FARO_PMI_READ_EOF) {
-        snprintf(err, errlen, "PMI: the process manager closed the connection (was "
-                 "mpiexec killed?)");
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+    while (wait && poll(&p, 1, 0) == 0)
+        wait(arg);
+}
+
+int faro_pmi_mapping_parse(const char *val, int size, int *node)
+{
+    int blk[64][3], nb = 0, used;
+    const char *p = val;
+    if (strncmp(p, "(vector", 7))
         return -1;
+    p += 7;
+    while (nb < 64 && sscanf(p, ",(%d,%d,%d)%n", &blk[nb][0], &blk[nb][1], &blk[nb][2],
+                             &used) == 3) {
+        if (blk[nb][0] < 0 || blk[nb][1] < 1 || blk[nb][2] < 1)
+            return -1;
+        nb++;
+        p += used;
     }
-    if (st != FARO_PMI_READ_LINE) {
-        snprintf(err, errlen, "PMI: %s", why);
+    if (nb == 0 || strcmp(p, ")"))
         return -1;
-    }
-    if (faro_pmi_parse(l, n, resp, why, sizeof why) < 0) {
-        snprintf(err, errlen, "PMI: bad response from the process manager: %s", why);
-        return -1;
-    }
-    if (strcmp(faro_pmi_msg_cmd(resp), expect) != 0) {
-        const char *msg = faro_pmi_msg_get(resp, "msg");
-        snprintf(err, errlen, "PMI: expected cmd=%s from the process manager, got cmd=%s%s%s",
-                 expect, faro_pmi_msg_cmd(resp), msg ? ": " : "", msg ? msg : "");
-        return strcmp(faro_pmi_msg_cmd(resp), "error") ? -1 : -3;
-    }
-    int rc = 0;
-    if (faro_pmi_msg_get(resp, "rc") && (faro_pmi_msg_int(resp, "rc", &rc) < 0 || rc != 0)) {
-        const char *msg = faro_pmi_msg_get(resp, "msg");
-        if (!msg) /* Hydra's name service says why in info= */
-            msg = faro_pmi_msg_get(resp, "info");
-        snprintf(err, errlen, "PMI: %s failed (rc=%s): %s", expect, faro_pmi_msg_get(resp, "rc"),
-                 msg ? msg : "no reason given");
-        return -2;
-    }
+    for (int r = 0; r < size;)
+        for (int b = 0; b < nb && r < size; b++)
+            for (int k = 0; k < blk[b][1] && r < size; k++)
+                for (int i = 0; i < blk[b][2] && r < size; i++)
+                    node[r++] = blk[b][0] + k;
     return 0;
 }
 
-/* Send one request line and read its response (pmi_reply). */
-static int pmi_call(const char *line, int len, const char *expect, struct faro_pmi_msg *resp,
-                    char *err, size_t errlen)
+/* ---- the choice ---- */
+
+const char *faro_pmi_built(void)
 {
-    return pmi_send(line, len, err, errlen) < 0 ? -1 : pmi_reply(expect, resp, err, errlen);
+#ifdef FARO_HAVE_PMIX
+    return "pmi1 pmi2 pmix";
+#else
+    return "pmi1 pmi2 (no pmix: " FARO_PMIX_NOTE ")";
+#endif
 }
 
-static int pmi_handshake(struct faro_pmi_info *info, char *err, size_t errlen)
+/* The backend for a protocol name; NULL for the singleton. *ok is 0 when the
+ * name is a protocol this build lacks. */
+static const struct faro_pmi_backend *pmi_backend(const char *name, int *ok)
 {
-    struct faro_pmi_msg m;
-    char line[FARO_PMI_LINE_MAX];
-    int v;
+    *ok = 1;
+    if (strcmp(name, "pmi1") == 0)
+        return &faro_pmi1_backend;
+    if (strcmp(name, "pmi2") == 0)
+        return &faro_pmi2_backend;
+#ifdef FARO_HAVE_PMIX
+    if (strcmp(name, "pmix") == 0)
+        return &faro_pmix_backend;
+#else
+    if (strcmp(name, "pmix") == 0)
+        *ok = 0;
+#endif
+    return NULL;
+}
 
-    if (pmi_call(line, faro_pmi_format(line, sizeof line, "init", "pmi_version", "1",
-                                       "pmi_subversion", "1", NULL),
-                 "response_to_init", &m, err, errlen) < 0)
-        return -1;
-    if (faro_pmi_msg_int(&m, "pmi_version", &v) == 0 && v != 1) {
-        snprintf(err, errlen, "PMI: the process manager speaks PMI version %d, Faro needs 1", v);
-        return -1;
+/* The protocol the environment asks for, and why; *inferred is 1 when a
+ * refusal of PMI-2 may fall back to PMI-1. */
+static const char *pmi_choose(char *why, size_t whylen, int *inferred)
+{
+    static const char *const names[] = { "auto", "pmi1", "pmi2", "pmix", "singleton" };
+    long long forced = faro_tun_int(FARO_TUN_PMI);
+    *inferred = 0;
+    if (forced > 0 && forced < (long long)(sizeof names / sizeof names[0])) {
+        snprintf(why, whylen, "FARO_PMI=%s", names[forced]);
+        return names[forced];
     }
-
-    if (pmi_call(line, faro_pmi_format(line, sizeof line, "get_maxes", NULL), "maxes", &m,
-                 err, errlen) < 0)
-        return -1;
-    if (faro_pmi_msg_int(&m, "keylen_max", &info->key_max) < 0 ||
-        faro_pmi_msg_int(&m, "vallen_max", &info->val_max) < 0) {
-        snprintf(err, errlen, "PMI: maxes response lacks keylen_max or vallen_max");
-        return -1;
+    const char *fd = getenv("PMI_FD"), *version = getenv("PMI_VERSION");
+    char *end;
+    long fdnum = fd ? strtol(fd, &end, 10) : -1;
+    if (fd && *fd && !*end && fdnum >= 0 && fdnum <= INT_MAX && fcntl((int)fdnum, F_GETFD) >= 0) {
+        *inferred = 1;
+        if (version && strcmp(version, "2") == 0) {
+            snprintf(why, whylen, "PMI_FD is set and PMI_VERSION=2");
+            return "pmi2";
+        }
+        if (version && strcmp(version, "1") == 0) {
+            snprintf(why, whylen, "PMI_FD is set and PMI_VERSION=1");
+            return "pmi1";
+        }
+        if (getenv("PMI_JOBID")) {
+            snprintf(why, whylen, "PMI_FD and PMI_JOBID are set (srun --mpi=pmi2)");
+            return "pmi2";
+        }
+        snprintf(why, whylen, "PMI_FD is set (mpiexec, Hydra)");
+        return "pmi1";
     }
-    /* Our own line limits bound what we can send, whatever the manager allows. */
-    if (info->key_max > FARO_PMI_KEY_MAX)
-        info->key_max = FARO_PMI_KEY_MAX;
-    if (info->val_max > FARO_PMI_VAL_MAX)
-        info->val_max = FARO_PMI_VAL_MAX;
-
-    if (pmi_call(line, faro_pmi_format(line, sizeof line, "get_my_kvsname", NULL),
-                 "my_kvsname", &m, err, errlen) < 0)
-        return -1;
-    const char *kvs = faro_pmi_msg_get(&m, "kvsname");
-    if (!kvs || !*kvs || strlen(kvs) >= sizeof info->kvsname) {
-        snprintf(err, errlen, "PMI: my_kvsname response has a missing or too long kvsname");
-        return -1;
+    if (getenv("PMIX_RANK") && getenv("PMIX_NAMESPACE")) {
+        snprintf(why, whylen, "PMIX_RANK and PMIX_NAMESPACE are set (srun --mpi=pmix, "
+                 "Open MPI's mpirun)");
+        return "pmix";
     }
-    strcpy(info->kvsname, kvs);
+    if (getenv("PMI_PORT")) {
+        snprintf(why, whylen, "PMI_PORT is set (Hydra's -pmi-port)");
+        return "pmi1";
+    }
+    if (fd) {
+        snprintf(why, whylen, "PMI_FD is set");
+        return "pmi1"; /* whose init says what is wrong with it */
+    }
+    snprintf(why, whylen, "no process manager variables (PMI_FD, PMI_PORT, PMIX_RANK) are set");
+    return "singleton";
+}
 
-    if (pmi_call(line, faro_pmi_format(line, sizeof line, "get_appnum", NULL), "appnum", &m,
-                 err, errlen) < 0)
-        return -1;
-    if (faro_pmi_msg_int(&m, "appnum", &info->appnum) < 0)
-        info->appnum = 0;
-    return 0;
+const char *faro_pmi_choose(char *why, size_t whylen)
+{
+    int inferred, ok;
+    const char *name = pmi_choose(why, whylen, &inferred);
+    pmi_backend(name, &ok);
+    if (ok)
+        return name;
+    size_t n = strlen(why);
+    snprintf(why + n, whylen - n, ", but this Faro was built without PMIx (%s)",
+             faro_pmi_built());
+    return NULL;
+}
+
+/* ---- the calls of pmi.h ---- */
+
+static void pmi_singleton(struct faro_pmi_info *info)
+{
+    info->rank = 0;
+    info->size = 1;
+    info->singleton = 1;
+    info->key_max = FARO_PMI_KEY_MAX;
+    info->val_max = FARO_PMI_VAL_MAX;
+    snprintf(info->kvsname, sizeof info->kvsname, "faro-%ld-singleton", (long)getpid());
 }
 
 int faro_pmi_init(struct faro_pmi_info *info, char *err, size_t errlen)
 {
+    char why[sizeof info->why];
+    int inferred, ok;
     memset(info, 0, sizeof *info);
-    int fd = -1, rank = 0, size = 1;
-    int have_fd = pmi_env_int("PMI_FD", &fd, err, errlen);
-    if (have_fd < 0)
-        return -1;
-
-    int spawned = 0; /* Hydra's name, which Faro's mpiexec sets too */
-    if (pmi_env_int("PMI_SPAWNED", &spawned, err, errlen) < 0)
-        return -1;
-    info->spawned = spawned != 0 && have_fd;
-
-    if (have_fd == 0) {
-        info->rank = 0;
-        info->size = 1;
-        info->singleton = 1;
-        info->key_max = FARO_PMI_KEY_MAX;
-        info->val_max = FARO_PMI_VAL_MAX;
-        snprintf(info->kvsname, sizeof info->kvsname, "faro-%ld-singleton", (long)getpid());
-        pmi.fd = -1;
-        pmi.info = *info;
-        pmi.inited = 1;
-        return 0;
-    }
-
-    if (pmi_env_int("PMI_RANK", &rank, err, errlen) <= 0 ||
-        pmi_env_int("PMI_SIZE", &size, err, errlen) <= 0) {
-        if (!getenv("PMI_RANK") || !getenv("PMI_SIZE"))
-            snprintf(err, errlen, "PMI_FD is set but PMI_RANK or PMI_SIZE is not; start the "
-                     "program with mpiexec, or unset PMI_FD to run it as a singleton");
+    const char *name = pmi_choose(why, sizeof why, &inferred);
+    const struct faro_pmi_backend *be = pmi_backend(name, &ok);
+    if (!ok) {
+        snprintf(err, errlen, "PMIx is the protocol here, because %s; but this Faro was "
+                 "built without PMIx (%s): rebuild it with libpmix-dev installed, or start the "
+                 "program with srun --mpi=pmi2 or Faro's mpiexec", why, FARO_PMIX_NOTE);
         return -1;
     }
-    if (size < 1 || rank >= size) {
-        snprintf(err, errlen, "PMI_RANK=%d and PMI_SIZE=%d are inconsistent (need "
-                 "0 <= rank < size)", rank, size);
-        return -1;
+    if (be) {
+        int rc = be->init(info, err, errlen);
+        if (rc == FARO_PMI_FALLBACK && inferred) {
+            size_t n = strlen(why);
+            snprintf(why + n, sizeof why - n, "; PMI-2 turned down, so PMI-1");
+            memset(info, 0, sizeof *info);
+            be = &faro_pmi1_backend;
+            rc = be->init(info, err, errlen);
+        }
+        if (rc == FARO_PMI_FALLBACK) {
+            size_t n = strlen(err);
+            snprintf(err + n, errlen - n, "; %s forces it: unset it to let Faro pick", why);
+        }
+        if (rc < 0)
+            return -1;
+        /* Our own message limits bound what we send, whatever the manager allows. */
+        if (info->key_max > FARO_PMI_KEY_MAX)
+            info->key_max = FARO_PMI_KEY_MAX;
+        if (info->val_max > FARO_PMI_VAL_MAX)
+            info->val_max = FARO_PMI_VAL_MAX;
+        info->protocol = be->name;
+    } else {
+        pmi_singleton(info);
+        info->protocol = "singleton";
     }
-    if (fcntl(fd, F_GETFD) < 0) {
-        snprintf(err, errlen, "PMI_FD=%d is not an open file descriptor; start the program "
-                 "with mpiexec, or unset PMI_FD to run it as a singleton", fd);
+    snprintf(info->why, sizeof info->why, "%s", why);
+    /* Started by MPI_Comm_spawn: Hydra's variable, which Faro's mpiexec sets too. */
+    int spawned = 0;
+    if (faro_pmi_env_int("PMI_SPAWNED", &spawned, err, errlen) < 0)
         return -1;
-    }
-    /* Programs the rank starts must not inherit the job's PMI connection. */
-    fcntl(fd, F_SETFD, FD_CLOEXEC);
-
-    pmi.fd = fd;
-    faro_pmi_reader_init(&pmi.reader, fd);
-    info->rank = rank;
-    info->size = size;
-    if (pmi_handshake(info, err, errlen) < 0) {
-        pmi.fd = -1;
-        return -1;
-    }
+    info->spawned = be && spawned;
+    pmi.be = be;
     pmi.info = *info;
     pmi.inited = 1;
     return 0;
@@ -229,9 +279,9 @@ static int pmi_check_kv(const char *key, const char *val)
         faro_error("PMI: used before faro_pmi_init");
         return -1;
     }
-    if (!key || !*key || (int)strlen(key) > pmi.info.key_max || strpbrk(key, " =\n\t%")) {
-        faro_error("PMI: key '%.64s' is invalid: it must be 1..%d bytes without spaces, '=' "
-                   "or '%%'", key ? key : "(null)", pmi.info.key_max);
+    if (!key || !*key || (int)strlen(key) > pmi.info.key_max || strpbrk(key, " =;\n\t%")) {
+        faro_error("PMI: key '%.64s' is invalid: it must be 1..%d bytes without spaces, '=', "
+                   "';' or '%%'", key ? key : "(null)", pmi.info.key_max);
         return -1;
     }
     if (val && (int)strlen(val) > pmi.info.val_max) {
@@ -284,13 +334,10 @@ int faro_pmi_put(const char *key, const char *val)
 {
     if (pmi_check_kv(key, val ? val : "") < 0 || !val)
         return -1;
-    if (pmi.fd < 0)
+    if (!pmi.be)
         return pmi_local_put(key, val);
-    char line[FARO_PMI_LINE_MAX], err[512];
-    struct faro_pmi_msg m;
-    if (pmi_call(line, faro_pmi_format(line, sizeof line, "put", "kvsname", pmi.info.kvsname,
-                                       "key", key, "value", val, NULL),
-                 "put_result", &m, err, sizeof err) < 0) {
+    char err[512];
+    if (pmi.be->put(key, val, err, sizeof err) < 0) {
         faro_error("%s", err);
         return -1;
     }
@@ -303,22 +350,8 @@ int faro_pmi_barrier_while(void (*wait)(void *arg), void *arg)
         faro_error("PMI: used before faro_pmi_init");
         return -1;
     }
-    if (pmi.fd < 0)
-        return 0;
-    char line[FARO_PMI_LINE_MAX], err[512];
-    struct faro_pmi_msg m;
-    int rc = pmi_send(line, faro_pmi_format(line, sizeof line, "barrier_in", NULL), err,
-                      sizeof err);
-    /* Until the answer (or an end of file) is there, the caller's work. */
-    while (rc == 0 && wait && pmi.reader.start == pmi.reader.len) {
-        struct pollfd p = { .fd = pmi.fd, .events = POLLIN };
-        if (poll(&p, 1, 0) != 0)
-            break;
-        wait(arg);
-    }
-    if (rc == 0)
-        rc = pmi_reply("barrier_out", &m, err, sizeof err);
-    if (rc < 0) {
+    char err[512];
+    if (pmi.be && pmi.be->fence(wait, arg, err, sizeof err) < 0) {
         faro_error("%s", err);
         return -1;
     }
@@ -330,57 +363,43 @@ int faro_pmi_barrier(void)
     return faro_pmi_barrier_while(NULL, NULL);
 }
 
-int faro_pmi_get(const char *key, char *val, size_t vallen)
+int faro_pmi_get_from(int rank, const char *key, char *val, size_t vallen)
 {
     if (pmi_check_kv(key, NULL) < 0)
         return -1;
-    const char *v;
-    char line[FARO_PMI_LINE_MAX], err[512];
-    struct faro_pmi_msg m;
-    if (pmi.fd < 0) {
+    char err[512];
+    int rc;
+    if (!pmi.be) {
         struct pmi_kv *kv = pmi_local_find(key);
-        if (!kv)
-            return -1;
-        v = kv->val;
+        rc = kv ? faro_pmi_copy_value(key, kv->val, val, vallen, err, sizeof err) : 1;
     } else {
-        /* A missing key is an answer, not an error worth a message: callers probe. */
-        int rc = pmi_call(line, faro_pmi_format(line, sizeof line, "get", "kvsname",
-                                                pmi.info.kvsname, "key", key, NULL),
-                          "get_result", &m, err, sizeof err);
-        if (rc == -1)
-            faro_error("%s", err);
-        if (rc < 0)
-            return -1;
-        v = faro_pmi_msg_get(&m, "value");
-        if (!v)
-            return -1;
+        rc = pmi.be->get(rank, key, val, vallen, err, sizeof err);
     }
-    if (strlen(v) >= vallen) {
-        faro_error("PMI: value of key '%s' is %zu bytes, the buffer holds %zu", key, strlen(v),
-                   vallen ? vallen - 1 : 0);
+    if (rc < 0)
+        faro_error("%s", err);
+    return rc ? -1 : 0; /* a missing key is an answer, not an error: callers probe */
+}
+
+int faro_pmi_get(const char *key, char *val, size_t vallen)
+{
+    return faro_pmi_get_from(FARO_PMI_ANY_RANK, key, val, vallen);
+}
+
+int faro_pmi_node_map(int *node)
+{
+    if (!pmi.inited)
         return -1;
+    if (!pmi.be) {
+        node[0] = 0;
+        return 0;
     }
-    strcpy(val, v);
-    return 0;
+    return pmi.be->node_map ? pmi.be->node_map(node, pmi.info.size) : -1;
 }
 
 int faro_pmi_abort(int code, const char *msg)
 {
-    if (!pmi.inited || pmi.fd < 0)
-        return -1;
-    char line[FARO_PMI_LINE_MAX], codestr[16], text[FARO_PMI_VAL_MAX + 1];
-    snprintf(codestr, sizeof codestr, "%d", code);
-    snprintf(text, sizeof text, "%s", msg ? msg : "");
-    int len = text[0] ? faro_pmi_format(line, sizeof line, "abort", "exitcode", codestr,
-                                        "message", text, NULL)
-                      : faro_pmi_format(line, sizeof line, "abort", "exitcode", codestr, NULL);
-    if (len < 0 || faro_pmi_write_all(pmi.fd, line, (size_t)len) < 0)
-        return -1;
-    /* The manager answers by killing us; wait a bounded time for it. */
-    struct pollfd p = { .fd = pmi.fd, .events = POLLIN };
-    char buf[256];
-    if (poll(&p, 1, PMI_ABORT_WAIT_MS) > 0)
-        (void)!read(pmi.fd, buf, sizeof buf);
+    if (pmi.inited && pmi.be)
+        pmi.be->abort(code, msg);
     return -1;
 }
 
@@ -389,16 +408,10 @@ int faro_pmi_finalize(void)
     if (!pmi.inited)
         return 0;
     int rc = 0;
-    if (pmi.fd >= 0) {
-        char line[FARO_PMI_LINE_MAX], err[512];
-        struct faro_pmi_msg m;
-        if (pmi_call(line, faro_pmi_format(line, sizeof line, "finalize", NULL),
-                     "finalize_ack", &m, err, sizeof err) < 0) {
-            faro_error("%s", err);
-            rc = -1;
-        }
-        close(pmi.fd);
-        pmi.fd = -1;
+    char err[512];
+    if (pmi.be && pmi.be->finalize(err, sizeof err) < 0) {
+        faro_error("%s", err);
+        rc = -1;
     }
     for (size_t i = 0; i < pmi.nkv; i++) {
         free(pmi.kv[i].key);
@@ -407,198 +420,85 @@ int faro_pmi_finalize(void)
     free(pmi.kv);
     pmi.kv = NULL;
     pmi.nkv = pmi.capkv = 0;
+    pmi.be = NULL;
     pmi.inited = 0;
     return rc;
 }
 
 /* ---- the name service ---- */
 
-/* One request of the name service; the answer's value of key into val. */
-static int pmi_names(const char *line, int len, const char *expect, const char *key, char *val,
-                     size_t vallen, char *err, size_t errlen)
+static int pmi_no_names(char *err, size_t errlen)
 {
-    if (!pmi.inited || pmi.fd < 0) {
+    if (!pmi.inited || !pmi.be)
         snprintf(err, errlen, "this process runs without a process manager (no mpiexec), so "
                  "no name service is here");
-        return FARO_PMI_NO_SERVICE;
-    }
-    struct faro_pmi_msg m;
-    int rc = pmi_call(line, len, expect, &m, err, errlen);
-    if (rc == -3) {
-        snprintf(err + strlen(err), errlen - strlen(err), " (the process manager does not "
-                 "serve names)");
-        return FARO_PMI_NO_SERVICE;
-    }
-    if (rc < 0)
-        return rc;
-    const char *info = faro_pmi_msg_get(&m, "info");
-    if (info && strcmp(info, "ok")) { /* Hydra answers info=ok, or a reason */
-        snprintf(err, errlen, "PMI: %s: %s", expect, info);
-        return -2;
-    }
-    const char *v = key ? faro_pmi_msg_get(&m, key) : NULL;
-    if (key && (!v || strlen(v) >= vallen)) {
-        snprintf(err, errlen, "PMI: %s has %s %s", expect, v ? "an overlong" : "no", key);
-        return -1;
-    }
-    if (key)
-        strcpy(val, v);
-    return 0;
+    else
+        snprintf(err, errlen, "the process manager's protocol (%s) has no name service here",
+                 pmi.be->name);
+    return FARO_PMI_NO_SERVICE;
 }
 
+/* MPI wants MPI_ERR_SERVICE for a name published twice and for one nobody
+ * published; Open MPI's PMIx server takes both without a word, and Slurm's
+ * PMI-2 the second. So a publish and an unpublish look the name up first,
+ * for every protocol alike (one more request, on a rare call; two processes
+ * that publish one name at the same moment may still both succeed). */
 int faro_pmi_publish(const char *service, const char *port, char *err, size_t errlen)
 {
-    char line[FARO_PMI_LINE_MAX];
-    return pmi_names(line, faro_pmi_format(line, sizeof line, "publish_name", "service", service,
-                                           "port", port, NULL),
-                     "publish_result", NULL, NULL, 0, err, errlen);
+    if (!pmi.inited || !pmi.be || !pmi.be->publish)
+        return pmi_no_names(err, errlen);
+    char old[FARO_PMI_VAL_MAX + 1];
+    int rc = pmi.be->lookup(service, old, sizeof old, err, errlen);
+    if (rc == 0) {
+        snprintf(err, errlen, "the name '%s' is published already (port %s)", service, old);
+        return -2;
+    }
+    return rc == -2 ? pmi.be->publish(service, port, err, errlen) : rc;
 }
 
 int faro_pmi_lookup(const char *service, char *port, size_t portlen, char *err, size_t errlen)
 {
-    char line[FARO_PMI_LINE_MAX];
-    return pmi_names(line, faro_pmi_format(line, sizeof line, "lookup_name", "service", service,
-                                           NULL),
-                     "lookup_result", "port", port, portlen, err, errlen);
+    if (!pmi.inited || !pmi.be || !pmi.be->lookup)
+        return pmi_no_names(err, errlen);
+    return pmi.be->lookup(service, port, portlen, err, errlen);
 }
 
 int faro_pmi_unpublish(const char *service, char *err, size_t errlen)
 {
-    char line[FARO_PMI_LINE_MAX];
-    return pmi_names(line, faro_pmi_format(line, sizeof line, "unpublish_name", "service",
-                                           service, NULL),
-                     "unpublish_result", NULL, NULL, 0, err, errlen);
+    if (!pmi.inited || !pmi.be || !pmi.be->unpublish)
+        return pmi_no_names(err, errlen);
+    char port[FARO_PMI_VAL_MAX + 1];
+    int rc = pmi.be->lookup(service, port, sizeof port, err, errlen);
+    return rc ? rc : pmi.be->unpublish(service, err, errlen);
 }
 
 /* ---- the universe and spawn ---- */
 
 int faro_pmi_universe_size(void)
 {
-    if (!pmi.inited || pmi.fd < 0)
+    if (!pmi.inited || !pmi.be)
         return 1;
-    char line[FARO_PMI_LINE_MAX], err[512];
-    struct faro_pmi_msg m;
-    int n = 0;
-    if (pmi_call(line, faro_pmi_format(line, sizeof line, "get_universe_size", NULL),
-                 "universe_size", &m, err, sizeof err) < 0 ||
-        faro_pmi_msg_int(&m, "size", &n) < 0 || n < 0)
-        return 0; /* Hydra says -1 when it was given no -usize */
-    return n;
-}
-
-/* A growable request text. */
-struct pmi_text {
-    char *p;
-    size_t len, cap;
-    int bad;
-    char *err;
-    size_t errlen;
-};
-
-/* Append one line "key=value\n" (value NULL: "key\n"); the server reads a
- * line at a time, so each must fit in one, and a value cannot hold a newline. */
-static void pmi_line(struct pmi_text *t, const char *key, const char *val)
-{
-    if (t->bad)
-        return;
-    size_t need = strlen(key) + (val ? strlen(val) + 1 : 0) + 1;
-    if (val && strchr(val, '\n')) {
-        snprintf(t->err, t->errlen, "the %s '%.40s...' holds a newline, which the PMI spawn "
-                 "command cannot carry", key, val);
-        t->bad = 1;
-        return;
-    }
-    if (need >= FARO_PMI_LINE_MAX) {
-        snprintf(t->err, t->errlen, "the %s '%.40s...' is %zu bytes; the PMI spawn command "
-                 "carries at most %d", key, val ? val : "", need - strlen(key) - 2,
-                 FARO_PMI_LINE_MAX - (int)strlen(key) - 3);
-        t->bad = 1;
-        return;
-    }
-    if (t->len + need + 1 > t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 4096;
-        while (cap < t->len + need + 1)
-            cap *= 2;
-        char *p = realloc(t->p, cap);
-        if (!p) {
-            snprintf(t->err, t->errlen, "out of memory for the spawn request");
-            t->bad = 1;
-            return;
-        }
-        t->p = p;
-        t->cap = cap;
-    }
-    t->len += (size_t)snprintf(t->p + t->len, t->cap - t->len, "%s%s%s\n", key, val ? "=" : "",
-                               val ? val : "");
-}
-
-static void pmi_line_int(struct pmi_text *t, const char *key, long v)
-{
-    char num[24];
-    snprintf(num, sizeof num, "%ld", v);
-    pmi_line(t, key, num);
-}
-
-static void pmi_pairs(struct pmi_text *t, const char *num, const char *kfmt, const char *vfmt,
-                      char *const *kv)
-{
-    long n = 0;
-    char key[32];
-    while (kv && kv[2 * n] && kv[2 * n + 1])
-        n++;
-    pmi_line_int(t, num, n);
-    for (long i = 0; i < n; i++) {
-        snprintf(key, sizeof key, kfmt, i);
-        pmi_line(t, key, kv[2 * i]);
-        snprintf(key, sizeof key, vfmt, i);
-        pmi_line(t, key, kv[2 * i + 1]);
-    }
+    return pmi.be->universe_size ? pmi.be->universe_size() : 0;
 }
 
 int faro_pmi_spawn(int count, const struct faro_pmi_spawn_cmd *cmds, char *const *preput,
                    char *err, size_t errlen)
 {
-    if (!pmi.inited || pmi.fd < 0) {
+    if (!pmi.inited || !pmi.be) {
         snprintf(err, errlen, "this process was started without a process manager (no "
                  "mpiexec), so nothing can start processes for it");
         return FARO_PMI_NO_SERVICE;
     }
-    struct pmi_text t = { .err = err, .errlen = errlen };
-    for (int c = 0; c < count; c++) {
-        long argc = 0;
-        char key[32];
-        pmi_line(&t, "mcmd", "spawn");
-        pmi_line_int(&t, "nprocs", cmds[c].maxprocs);
-        pmi_line(&t, "execname", cmds[c].command);
-        pmi_line_int(&t, "totspawns", count);
-        pmi_line_int(&t, "spawnssofar", c + 1);
-        while (cmds[c].argv && cmds[c].argv[argc])
-            argc++;
-        pmi_line_int(&t, "argcnt", argc);
-        for (long i = 0; i < argc; i++) {
-            snprintf(key, sizeof key, "arg%ld", i + 1);
-            pmi_line(&t, key, cmds[c].argv[i]);
-        }
-        if (c == 0)
-            pmi_pairs(&t, "preput_num", "preput_key_%ld", "preput_val_%ld", preput);
-        pmi_pairs(&t, "info_num", "info_key_%ld", "info_val_%ld", cmds[c].info);
-        pmi_line(&t, "endcmd", NULL);
+    if (!pmi.be->spawn) {
+        snprintf(err, errlen, "the process manager's protocol (%s) cannot start processes "
+                 "here (Faro spawns over PMI-1: Faro's mpiexec, or Hydra)", pmi.be->name);
+        return FARO_PMI_NO_SERVICE;
     }
-    struct faro_pmi_msg m;
-    int rc = -1;
-    if (!t.bad) {
-        if (faro_pmi_write_all(pmi.fd, t.p, t.len) < 0)
-            snprintf(err, errlen, "PMI: writing to the process manager on fd %d failed: %s",
-                     pmi.fd, strerror(errno));
-        else
-            rc = pmi_reply("spawn_result", &m, err, errlen);
-        const char *why = rc == -2 ? faro_pmi_msg_get(&m, "msg") : NULL;
-        if (why) /* the manager's reason, without the protocol around it */
-            snprintf(err, errlen, "%s", why);
+    int rc = pmi.be->spawn(count, cmds, preput, err, errlen);
+    if (rc == -3) {
+        size_t n = strlen(err);
+        snprintf(err + n, errlen - n, " (the process manager does not spawn processes)");
+        return FARO_PMI_NO_SERVICE;
     }
-    free(t.p);
-    if (rc == -3)
-        snprintf(err + strlen(err), errlen - strlen(err), " (the process manager does not "
-                 "spawn processes)");
-    return rc == -3 ? FARO_PMI_NO_SERVICE : rc;
+    return rc;
 }

@@ -45,26 +45,76 @@ static size_t pw_unescape(char *s)
     return (size_t)(w - s);
 }
 
+int faro_pmi_msg_load(struct faro_pmi_msg *msg, const char *text, size_t len, const char *what,
+                      char *err, size_t errlen)
+{
+    msg->npairs = 0;
+    if (len >= sizeof msg->buf) {
+        snprintf(err, errlen, "%s of %zu bytes is longer than the limit of %d", what, len,
+                 FARO_PMI_LINE_MAX - 1);
+        return -1;
+    }
+    if (memchr(text, 0, len)) {
+        snprintf(err, errlen, "%s contains a NUL byte", what);
+        return -1;
+    }
+    memcpy(msg->buf, text, len);
+    msg->buf[len] = 0;
+    return 0;
+}
+
+int faro_pmi_msg_add(struct faro_pmi_msg *msg, const char *key, const char *val, size_t vlen,
+                     const char *what, char *err, size_t errlen)
+{
+    size_t klen = strlen(key);
+    if (klen == 0) {
+        snprintf(err, errlen, "%s has a pair with an empty key (=%.64s)", what, val);
+        return -1;
+    }
+    if (klen > FARO_PMI_KEY_MAX) {
+        snprintf(err, errlen, "%s: key '%.32s...' is %zu bytes, the limit is %d", what, key,
+                 klen, FARO_PMI_KEY_MAX);
+        return -1;
+    }
+    if (vlen > FARO_PMI_VAL_MAX) {
+        snprintf(err, errlen, "%s: value of key '%.64s' is %zu bytes, the limit is %d", what,
+                 key, vlen, FARO_PMI_VAL_MAX);
+        return -1;
+    }
+    if (msg->npairs == FARO_PMI_PAIRS_MAX) {
+        snprintf(err, errlen, "%s has more than %d key=value pairs", what, FARO_PMI_PAIRS_MAX);
+        return -1;
+    }
+    msg->pair[msg->npairs].key = key;
+    msg->pair[msg->npairs].val = val;
+    msg->npairs++;
+    return 0;
+}
+
+int faro_pmi_msg_done(struct faro_pmi_msg *msg, const char *what, char *err, size_t errlen)
+{
+    if (msg->npairs == 0) {
+        snprintf(err, errlen, "empty %s (expected cmd=NAME ...)", what);
+        return -1;
+    }
+    if (strcmp(msg->pair[0].key, "cmd") != 0 || !msg->pair[0].val[0]) {
+        snprintf(err, errlen, "%s starts with '%.64s=' instead of cmd=NAME", what,
+                 msg->pair[0].key);
+        msg->npairs = 0;
+        return -1;
+    }
+    return 0;
+}
+
 int faro_pmi_parse(const char *line, size_t len, struct faro_pmi_msg *msg, char *err,
                    size_t errlen)
 {
-    msg->npairs = 0;
     if (len > 0 && line[len - 1] == '\n')
         len--;
     if (len > 0 && line[len - 1] == '\r')
         len--;
-    if (len >= sizeof msg->buf) {
-        snprintf(err, errlen, "PMI line of %zu bytes is longer than the limit of %d", len,
-                 FARO_PMI_LINE_MAX - 1);
+    if (faro_pmi_msg_load(msg, line, len, "PMI line", err, errlen) < 0)
         return -1;
-    }
-    if (memchr(line, 0, len)) {
-        snprintf(err, errlen, "PMI line contains a NUL byte");
-        return -1;
-    }
-    memcpy(msg->buf, line, len);
-    msg->buf[len] = 0;
-
     char *p = msg->buf;
     for (;;) {
         while (*p == ' ' || *p == '\t')
@@ -82,41 +132,11 @@ int faro_pmi_parse(const char *line, size_t len, struct faro_pmi_msg *msg, char 
             return -1;
         }
         *eq = 0;
-        if (eq == tok) {
-            snprintf(err, errlen, "PMI pair '=%.64s' has an empty key", eq + 1);
+        if (faro_pmi_msg_add(msg, tok, eq + 1, pw_unescape(eq + 1), "PMI line", err,
+                             errlen) < 0)
             return -1;
-        }
-        if (eq - tok > FARO_PMI_KEY_MAX) {
-            snprintf(err, errlen, "PMI key '%.32s...' is %td bytes, the limit is %d", tok,
-                     eq - tok, FARO_PMI_KEY_MAX);
-            return -1;
-        }
-        size_t vlen = pw_unescape(eq + 1);
-        if (vlen > FARO_PMI_VAL_MAX) {
-            snprintf(err, errlen, "PMI value of key '%.64s' is %zu bytes, the limit is %d", tok,
-                     vlen, FARO_PMI_VAL_MAX);
-            return -1;
-        }
-        if (msg->npairs == FARO_PMI_PAIRS_MAX) {
-            snprintf(err, errlen, "PMI line has more than %d key=value pairs",
-                     FARO_PMI_PAIRS_MAX);
-            return -1;
-        }
-        msg->pair[msg->npairs].key = tok;
-        msg->pair[msg->npairs].val = eq + 1;
-        msg->npairs++;
     }
-    if (msg->npairs == 0) {
-        snprintf(err, errlen, "empty PMI line (expected cmd=NAME ...)");
-        return -1;
-    }
-    if (strcmp(msg->pair[0].key, "cmd") != 0 || !msg->pair[0].val[0]) {
-        snprintf(err, errlen, "PMI line starts with '%.64s=' instead of cmd=NAME",
-                 msg->pair[0].key);
-        msg->npairs = 0;
-        return -1;
-    }
-    return 0;
+    return faro_pmi_msg_done(msg, "PMI line", err, errlen);
 }
 
 const char *faro_pmi_msg_get(const struct faro_pmi_msg *msg, const char *key)
@@ -165,6 +185,29 @@ static int pw_append(char *buf, size_t buflen, size_t *pos, const char *s, int e
     return 0;
 }
 
+int faro_pmi_format_pairs(char *buf, size_t buflen, size_t *pos, va_list ap,
+                          const char *bad_key_chars, faro_pmi_put_pair_fn put)
+{
+    int npairs = 1;
+    const char *key;
+    while ((key = va_arg(ap, const char *)) != NULL) {
+        const char *val = va_arg(ap, const char *);
+        size_t klen = strlen(key);
+        if (!val || klen == 0 || klen > FARO_PMI_KEY_MAX || strlen(val) > FARO_PMI_VAL_MAX ||
+            strpbrk(key, bad_key_chars) || ++npairs > FARO_PMI_PAIRS_MAX ||
+            put(buf, buflen, pos, key, val) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* " key=value", the value escaped. */
+static int pw_put_pair(char *buf, size_t buflen, size_t *pos, const char *key, const char *val)
+{
+    return pw_append(buf, buflen, pos, " ", 0) || pw_append(buf, buflen, pos, key, 0) ||
+           pw_append(buf, buflen, pos, "=", 0) || pw_append(buf, buflen, pos, val, 1) ? -1 : 0;
+}
+
 int faro_pmi_format(char *buf, size_t buflen, const char *cmd, ...)
 {
     size_t pos = 0;
@@ -175,19 +218,7 @@ int faro_pmi_format(char *buf, size_t buflen, const char *cmd, ...)
         return -1;
     va_list ap;
     va_start(ap, cmd);
-    int rc = 0, npairs = 1;
-    const char *key;
-    while (rc == 0 && (key = va_arg(ap, const char *)) != NULL) {
-        const char *val = va_arg(ap, const char *);
-        size_t klen = strlen(key);
-        if (!val || klen == 0 || klen > FARO_PMI_KEY_MAX || strlen(val) > FARO_PMI_VAL_MAX ||
-            strpbrk(key, " =\n\t%") || ++npairs > FARO_PMI_PAIRS_MAX)
-            rc = -1;
-        else
-            rc = pw_append(buf, buflen, &pos, " ", 0) || pw_append(buf, buflen, &pos, key, 0) ||
-                 pw_append(buf, buflen, &pos, "=", 0) || pw_append(buf, buflen, &pos, val, 1)
-                     ? -1 : 0;
-    }
+    int rc = faro_pmi_format_pairs(buf, buflen, &pos, ap, " =\n\t%", pw_put_pair);
     va_end(ap);
     if (rc || pos + 2 > buflen)
         return -1;

@@ -21,6 +21,7 @@
 #ifndef FARO_PMI_WIRE_H
 #define FARO_PMI_WIRE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 #define FARO_PMI_LINE_MAX 4096 /* bytes in one line, newline included */
@@ -44,6 +45,17 @@ struct faro_pmi_msg {
 int faro_pmi_parse(const char *line, size_t len, struct faro_pmi_msg *msg, char *err,
                    size_t errlen);
 
+/* The steps of a parser, shared by the PMI-1 and PMI-2 codecs; what names the
+ * unit in messages ("PMI line"). Copy the text into msg->buf (not too long,
+ * no NUL); add one pair (pointers into msg->buf; key not empty, key and value
+ * within the limits, not too many pairs); check that there are pairs and the
+ * first is cmd=NAME. Each returns 0, or -1 with a reason in err. */
+int faro_pmi_msg_load(struct faro_pmi_msg *msg, const char *text, size_t len, const char *what,
+                      char *err, size_t errlen);
+int faro_pmi_msg_add(struct faro_pmi_msg *msg, const char *key, const char *val, size_t vlen,
+                     const char *what, char *err, size_t errlen);
+int faro_pmi_msg_done(struct faro_pmi_msg *msg, const char *what, char *err, size_t errlen);
+
 /* The value of key, or NULL when the message lacks it. */
 const char *faro_pmi_msg_get(const struct faro_pmi_msg *msg, const char *key);
 /* The command name (the value of the first pair, cmd). */
@@ -56,6 +68,15 @@ int faro_pmi_msg_int(const struct faro_pmi_msg *msg, const char *key, int *out);
  * buflen or a key or value breaks the limits above. */
 int faro_pmi_format(char *buf, size_t buflen, const char *cmd, ...)
     __attribute__((sentinel));
+
+/* The pairs of a format call, shared by the PMI-1 and PMI-2 codecs: checks
+ * every key and value (key not empty, none of bad_key_chars, within the
+ * limits, not too many pairs) and calls put to write each at *pos in the
+ * codec's syntax (put returns -1 when the pair does not fit). */
+typedef int (*faro_pmi_put_pair_fn)(char *buf, size_t buflen, size_t *pos, const char *key,
+                                    const char *val);
+int faro_pmi_format_pairs(char *buf, size_t buflen, size_t *pos, va_list ap,
+                          const char *bad_key_chars, faro_pmi_put_pair_fn put);
 
 /* Write all of buf to a blocking fd, retrying on EINTR. Returns 0 or -1 (errno). */
 int faro_pmi_write_all(int fd, const char *buf, size_t len);

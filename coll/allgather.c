@@ -8,7 +8,7 @@
  */
 #include <limits.h>
 
-#include "coll.h"
+#include "collcheck.h"
 
 int faro_coll_allgather_recursive_doubling(const struct faro_coll *c,
                                            const struct faro_coll_blocks *blks)
@@ -63,6 +63,12 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                                        recvcount, recvtype);
     if (rc)
         return rc;
+    if (FARO_COLL_CHECKING) {
+        struct faro_coll_blocks recv = faro_coll_blocks_uniform(recvbuf, recvcount, recvtype);
+        if ((rc = faro_cc_allgather(NULL, fn, comm, sendcount,
+                                    sendbuf == MPI_IN_PLACE ? NULL : sendtype, &recv)))
+            return rc;
+    }
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_ALLGATHER);
     if (sendbuf != MPI_IN_PLACE) {
         /* a failed local copy (truncation) still takes part: peers wait for us */
@@ -96,6 +102,9 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
         return rc;
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_ALLGATHER);
     struct faro_coll_blocks blks = faro_coll_blocks_v(recvbuf, recvcounts, displs, recvtype);
+    if (FARO_COLL_CHECKING && (rc = faro_cc_allgather(NULL, fn, comm, sendcount,
+                                      sendbuf == MPI_IN_PLACE ? NULL : sendtype, &blks)))
+        return rc;
     if (sendbuf != MPI_IN_PLACE) {
         rc = faro_coll_copy(&c, sendbuf, sendcount, sendtype, faro_coll_baddr(&blks, comm->rank),
                             recvcounts[comm->rank], recvtype);

@@ -15,7 +15,7 @@
  * The entry point picks one through select.c (ring and node_aware live in
  * ring.c and node_aware.c).
  */
-#include "coll.h"
+#include "collcheck.h"
 
 /* Fold in: even ranks below 2 rem give their data to rank + 1. */
 static int fold_in(const struct faro_coll *c, void *recvbuf, void *tmp, int count,
@@ -149,6 +149,8 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype t
         return faro_inter_allreduce(sendbuf, recvbuf, count, type, op, comm);
     if (!rc)
         rc = faro_coll_check_reduction(fn, comm, sendbuf, recvbuf, count, type, op);
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_same(NULL, fn, comm, -1, op, count, type, NULL);
     if (rc)
         return rc;
     size_t bytes = (size_t)count * type->size;

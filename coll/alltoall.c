@@ -11,7 +11,7 @@
  *    block), each block packed into a temporary before it is overwritten.
  * Bruck's algorithm for small uniform blocks is in bruck.c; select.c chooses.
  */
-#include "coll.h"
+#include "collcheck.h"
 
 static int own_block(const struct faro_coll *c, const struct faro_coll_blocks *send,
                      const struct faro_coll_blocks *recv)
@@ -120,9 +120,12 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     size_t block = (size_t)recvcount * recvtype->size;
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_ALLTOALL);
     struct faro_coll_blocks recv = faro_coll_blocks_uniform(recvbuf, recvcount, recvtype);
+    struct faro_coll_blocks send = faro_coll_blocks_uniform(sendbuf, sendcount, sendtype);
+    if (FARO_COLL_CHECKING && (rc = faro_cc_alltoall(NULL, fn, comm, sendbuf == MPI_IN_PLACE ? NULL : &send,
+                                     &recv)))
+        return rc;
     if (sendbuf == MPI_IN_PLACE)
         return faro_coll_alltoall_inplace_pairwise(&c, &recv);
-    struct faro_coll_blocks send = faro_coll_blocks_uniform(sendbuf, sendcount, sendtype);
     int alg = faro_coll_select(comm, FARO_COLL_ALLTOALL, block * (size_t)comm->size, 1, 1);
     return faro_coll_algs[alg].fn.alltoall(&c, &send, &recv);
 }
@@ -144,9 +147,12 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
         return rc;
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_ALLTOALL);
     struct faro_coll_blocks recv = faro_coll_blocks_v(recvbuf, recvcounts, rdispls, recvtype);
+    struct faro_coll_blocks send = faro_coll_blocks_v(sendbuf, sendcounts, sdispls, sendtype);
+    if (FARO_COLL_CHECKING && (rc = faro_cc_alltoall(NULL, fn, comm, sendbuf == MPI_IN_PLACE ? NULL : &send,
+                                     &recv)))
+        return rc;
     if (sendbuf == MPI_IN_PLACE)
         return faro_coll_alltoall_inplace_pairwise(&c, &recv);
-    struct faro_coll_blocks send = faro_coll_blocks_v(sendbuf, sendcounts, sdispls, sendtype);
     int alg = faro_coll_select(comm, FARO_COLL_ALLTOALL, 0, 1, 0);
     return faro_coll_algs[alg].fn.alltoall(&c, &send, &recv);
 }
@@ -168,9 +174,12 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
         return rc;
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_ALLTOALL);
     struct faro_coll_blocks recv = faro_coll_blocks_w(recvbuf, recvcounts, rdispls, recvtypes);
+    struct faro_coll_blocks send = faro_coll_blocks_w(sendbuf, sendcounts, sdispls, sendtypes);
+    if (FARO_COLL_CHECKING && (rc = faro_cc_alltoall(NULL, fn, comm, sendbuf == MPI_IN_PLACE ? NULL : &send,
+                                     &recv)))
+        return rc;
     if (sendbuf == MPI_IN_PLACE)
         return faro_coll_alltoall_inplace_pairwise(&c, &recv);
-    struct faro_coll_blocks send = faro_coll_blocks_w(sendbuf, sendcounts, sdispls, sendtypes);
     int alg = faro_coll_select(comm, FARO_COLL_ALLTOALL, 0, 1, 0);
     return faro_coll_algs[alg].fn.alltoall(&c, &send, &recv);
 }

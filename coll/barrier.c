@@ -4,7 +4,7 @@
  * after ceil(log2 size) rounds each rank has heard, directly or through
  * others, from every rank. Works for any size and needs no memory.
  */
-#include "coll.h"
+#include "collcheck.h"
 
 int faro_coll_barrier_dissemination(const struct faro_coll *c)
 {
@@ -25,6 +25,8 @@ int PMPI_Barrier(MPI_Comm comm)
     int rc = faro_coll_check_comm("MPI_Barrier", comm);
     if (!rc && comm->inter)
         return faro_inter_barrier(comm);
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_same(NULL, "MPI_Barrier", comm, -1, MPI_OP_NULL, 0, NULL, NULL);
     if (rc)
         return rc;
     if (comm->size == 1)

@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 
-#include "coll.h"
+#include "collcheck.h"
 
 int faro_coll_bcast_binomial(const struct faro_coll *c, void *buf, int count, MPI_Datatype t,
                              int root)
@@ -124,6 +124,8 @@ int PMPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
         return faro_inter_bcast(buf, count, type, root, comm);
     if (!rc)
         rc = faro_coll_check_bcast(fn, comm, buf, count, type, root);
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_same(NULL, fn, comm, root, MPI_OP_NULL, count, type, NULL);
     if (rc)
         return rc;
     size_t bytes = (size_t)count * type->size;

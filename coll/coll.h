@@ -68,8 +68,12 @@ enum {
     FARO_COLL_TAG_INTER_REDUCE = -19,
     FARO_COLL_TAG_INTER_ALLREDUCE = -20,
     FARO_COLL_TAG_INTER_REDUCE_SCATTER = -21,
-    /* the five neighbourhood collectives (neighbor.c); -23 .. -30 free */
+    /* the five neighbourhood collectives (neighbor.c) */
     FARO_COLL_TAG_NEIGHBOR = -22,
+    /* collective checking (collcheck.c): every call's record to the ring
+     * neighbour, and blocking calls' block descriptions; -25 .. -30 free */
+    FARO_COLL_TAG_CHECK = -23,
+    FARO_COLL_TAG_CHECK_FLOW = -24,
 };
 
 /* Sizes inside algorithms. The thresholds of the algorithm choice are the
@@ -302,6 +306,10 @@ int faro_coll_copy(const struct faro_coll *c, const void *src, int scount, MPI_D
 
 /* Wait for n requests; the first error's code (its own class), after all completed. */
 int faro_coll_waitall(int n, MPI_Request *reqs);
+
+/* The collective an internal tag belongs to ("MPI_Bcast"), NULL when none:
+ * the hang report names it (runtime/hang.h). */
+const char *faro_coll_tag_owner(int tag);
 
 /* Combine with faro_op_reduce: inout = in op inout; errors raised under c->fn. */
 int faro_coll_reduce_local(const struct faro_coll *c, MPI_Op op, const void *in, void *inout,

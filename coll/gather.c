@@ -4,7 +4,7 @@
  * receives posted at a time. Blocks of zero bytes are not sent at all (both
  * sides know the size from their arguments).
  */
-#include "coll.h"
+#include "collcheck.h"
 
 int faro_coll_gather_linear(const struct faro_coll *c, const void *sendbuf, int sendcount,
                             MPI_Datatype sendtype, const struct faro_coll_blocks *blks, int root)
@@ -42,6 +42,9 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_GATHER);
     struct faro_coll_blocks blks =
         faro_coll_blocks_uniform(is_root ? recvbuf : NULL, recvcount, is_root ? recvtype : NULL);
+    if (FARO_COLL_CHECKING && (rc = faro_cc_rooted(NULL, fn, comm, 0, sendcount,
+                                   sendbuf == MPI_IN_PLACE ? NULL : sendtype, &blks, root)))
+        return rc;
     /* one block's bytes: the same on every rank (matching signatures) */
     size_t block = sendbuf == MPI_IN_PLACE ? (size_t)recvcount * recvtype->size
                                            : (size_t)sendcount * sendtype->size;
@@ -75,6 +78,9 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_GATHER);
     struct faro_coll_blocks blks = faro_coll_blocks_v(is_root ? recvbuf : NULL, recvcounts,
                                                       displs, is_root ? recvtype : NULL);
+    if (FARO_COLL_CHECKING && (rc = faro_cc_rooted(NULL, fn, comm, 0, sendcount,
+                                   sendbuf == MPI_IN_PLACE ? NULL : sendtype, &blks, root)))
+        return rc;
     int alg = faro_coll_select(comm, FARO_COLL_GATHER, 0, 1, 0);
     return faro_coll_algs[alg].fn.gather(&c, sendbuf == MPI_IN_PLACE ? NULL : sendbuf, sendcount,
                                          sendtype, &blks, root);

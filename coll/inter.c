@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "coll.h"
+#include "collcheck.h"
 
 int faro_inter_role(const char *fn, MPI_Comm comm, int root, int *rc)
 {
@@ -61,7 +61,10 @@ int faro_inter_barrier(MPI_Comm comm)
     static const char fn[] = "MPI_Barrier";
     /* nobody leaves the second local barrier before its leader heard from
      * the remote leader, who had passed the first local barrier of its side */
-    int rc = PMPI_Barrier(comm->local);
+    int rc = FARO_COLL_CHECKING ? faro_cc_same(NULL, fn, comm, -1, MPI_OP_NULL, 0, NULL, NULL)
+                                : MPI_SUCCESS;
+    if (!rc)
+        rc = PMPI_Barrier(comm->local);
     if (!rc && comm->rank == 0)
         rc = faro_coll_sendrecv(fn, NULL, 0, MPI_BYTE, 0, NULL, 0, MPI_BYTE, 0,
                                 FARO_COLL_TAG_INTER_BARRIER, comm, MPI_STATUS_IGNORE);
@@ -84,6 +87,8 @@ int faro_inter_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm
 {
     static const char fn[] = "MPI_Bcast";
     int role, rc = faro_inter_bcast_args(fn, comm, count, type, root, &role);
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_inter_rooted(NULL, fn, comm, role, root, MPI_OP_NULL, 0, count, type, NULL);
     if (rc || role == FARO_INTER_IDLE || bytes(count, type) == 0)
         return rc;
     if (role == FARO_INTER_ROOT)
@@ -208,6 +213,8 @@ int faro_inter_gatherv(const char *fn, const void *sendbuf, int sendcount, MPI_D
     struct faro_coll_blocks blks = {0};
     int rc = faro_inter_gatherv_args(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                      recvcounts, displs, recvtype, root, comm, &role, &blks);
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_inter_rooted(NULL, fn, comm, role, root, MPI_OP_NULL, 0, 0, NULL, &blks);
     return rc ? rc : rooted(fn, comm, 1, FARO_COLL_TAG_INTER_GATHER, role, &blks, root);
 }
 
@@ -229,6 +236,8 @@ int faro_inter_scatterv(const char *fn, const void *sendbuf, int sendcount,
     struct faro_coll_blocks blks = {0};
     int rc = faro_inter_scatterv_args(fn, sendbuf, sendcount, sendcounts, displs, sendtype,
                                       recvbuf, recvcount, recvtype, root, comm, &role, &blks);
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_inter_rooted(NULL, fn, comm, role, root, MPI_OP_NULL, 1, 0, NULL, &blks);
     return rc ? rc : rooted(fn, comm, 0, FARO_COLL_TAG_INTER_SCATTER, role, &blks, root);
 }
 
@@ -262,6 +271,8 @@ int faro_inter_allgatherv(const char *fn, const void *sendbuf, int sendcount,
     struct faro_coll_blocks send, recv;
     int rc = faro_inter_allgatherv_args(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                         recvcounts, displs, recvtype, comm, &send, &recv);
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_inter_exchange(NULL, fn, comm, &send, 1, &recv);
     return rc ? rc : exchange(fn, comm, FARO_COLL_TAG_INTER_ALLGATHER, &send, 1, &recv);
 }
 
@@ -328,5 +339,7 @@ int faro_inter_alltoallw(const char *fn, int w, const void *sendbuf, int sendcou
     int rc = faro_inter_alltoallw_args(fn, w, sendbuf, sendcount, sendcounts, sdispls, sendtype,
                                        sendtypes, recvbuf, recvcount, recvcounts, rdispls,
                                        recvtype, recvtypes, comm, &send, &recv);
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_inter_exchange(NULL, fn, comm, &send, 0, &recv);
     return rc ? rc : exchange(fn, comm, FARO_COLL_TAG_INTER_ALLTOALL, &send, 0, &recv);
 }

@@ -12,7 +12,7 @@
  */
 #include <stdlib.h>
 
-#include "coll.h"
+#include "collcheck.h"
 
 static int check_red(const char *fn, MPI_Comm comm, const void *sendbuf, const void *recvbuf,
                      int count, MPI_Datatype type, MPI_Op op)
@@ -45,6 +45,8 @@ int faro_inter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatyp
     static const char fn[] = "MPI_Reduce";
     int role, rc = faro_inter_reduce_args(fn, sendbuf, recvbuf, count, type, op, root, comm,
                                           &role);
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_inter_rooted(NULL, fn, comm, role, root, op, 0, count, type, NULL);
     if (rc || role == FARO_INTER_IDLE || (size_t)count * type->size == 0)
         return rc;
     if (role == FARO_INTER_ROOT)
@@ -102,6 +104,8 @@ int faro_inter_allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Data
 {
     static const char fn[] = "MPI_Allreduce";
     int rc = faro_inter_allreduce_args(fn, sendbuf, recvbuf, count, type, op, comm);
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_same(NULL, fn, comm, -1, op, count, type, NULL);
     if (rc || (size_t)count * type->size == 0)
         return rc;
     void *got;
@@ -145,6 +149,8 @@ int faro_inter_reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf
     int n = comm->size, total;
     int rc = faro_inter_reduce_scatter_args(fn, sendbuf, recvbuf, recvcount, recvcounts, type,
                                             op, comm, &total);
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_same(NULL, fn, comm, -1, op, total, type, recvcounts);
     if (rc)
         return rc;
     int *displs = NULL;

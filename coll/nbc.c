@@ -16,6 +16,7 @@
  *    rounds passes to its right neighbour the block it got last from its
  *    left one; the v variant works alike since every rank knows every count.
  */
+#include "collcheck.h"
 #include "nbc_sched.h"
 
 static int peer_of(int vrank, int root, int size)
@@ -41,9 +42,12 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     int rc = faro_nbc_check(fn, comm, request);
     if (!rc && comm->inter)
         return faro_nbc_inter_barrier(fn, comm, request);
+    struct faro_cc *cc = NULL;
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_same(&cc, fn, comm, -1, MPI_OP_NULL, 0, NULL, NULL);
     if (rc)
         return rc;
-    struct faro_sched *s = faro_sched_new(comm, fn);
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
     faro_nbc_barrier(s);
@@ -77,9 +81,12 @@ int PMPI_Ibcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm
         return faro_nbc_inter_bcast(fn, buf, count, type, root, comm, request);
     if (!rc)
         rc = faro_coll_check_bcast(fn, comm, buf, count, type, root);
+    struct faro_cc *cc = NULL;
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_same(&cc, fn, comm, root, MPI_OP_NULL, count, type, NULL);
     if (rc)
         return rc;
-    struct faro_sched *s = faro_sched_new(comm, fn);
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
     faro_nbc_bcast(s, buf, count, type, root);
@@ -117,7 +124,14 @@ static int gather(const char *fn, const void *sendbuf, int sendcount, MPI_Dataty
                   const struct faro_coll_blocks *blks, int root, MPI_Comm comm,
                   MPI_Request *request)
 {
-    struct faro_sched *s = faro_sched_new(comm, fn);
+    struct faro_cc *cc = NULL;
+    int rc = FARO_COLL_CHECKING
+                 ? faro_cc_rooted(&cc, fn, comm, 0, sendcount,
+                                  sendbuf == MPI_IN_PLACE ? NULL : sendtype, blks, root)
+                 : MPI_SUCCESS;
+    if (rc)
+        return rc;
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
     if (comm->rank == root)
@@ -176,7 +190,14 @@ static int scatter(const char *fn, const struct faro_coll_blocks *blks, void *re
                    int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                    MPI_Request *request)
 {
-    struct faro_sched *s = faro_sched_new(comm, fn);
+    struct faro_cc *cc = NULL;
+    int rc = FARO_COLL_CHECKING
+                 ? faro_cc_rooted(&cc, fn, comm, 1, recvcount,
+                                  recvbuf == MPI_IN_PLACE ? NULL : recvtype, blks, root)
+                 : MPI_SUCCESS;
+    if (rc)
+        return rc;
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
     if (comm->rank == root)
@@ -236,7 +257,14 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
 static int allgather(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                      const struct faro_coll_blocks *blks, MPI_Comm comm, MPI_Request *request)
 {
-    struct faro_sched *s = faro_sched_new(comm, fn);
+    struct faro_cc *cc = NULL;
+    int rc = FARO_COLL_CHECKING
+                 ? faro_cc_allgather(&cc, fn, comm, sendcount,
+                                     sendbuf == MPI_IN_PLACE ? NULL : sendtype, blks)
+                 : MPI_SUCCESS;
+    if (rc)
+        return rc;
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
     int rank = comm->rank, size = comm->size;

@@ -12,12 +12,17 @@
  * the schedule (laid out like the block: count elements of its type) and
  * sends from there.
  */
+#include "collcheck.h"
 #include "nbc_sched.h"
 
 static int exchange(const char *fn, const struct faro_coll_blocks *send,
                     const struct faro_coll_blocks *recv, MPI_Comm comm, MPI_Request *request)
 {
-    struct faro_sched *s = faro_sched_new(comm, fn);
+    struct faro_cc *cc = NULL;
+    int rc = FARO_COLL_CHECKING ? faro_cc_alltoall(&cc, fn, comm, send, recv) : MPI_SUCCESS;
+    if (rc)
+        return rc;
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
     int rank = comm->rank, size = comm->size;

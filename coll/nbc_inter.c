@@ -21,7 +21,11 @@
  * intercommunicator and on its local communicator alike (nothing else
  * sends with nonblocking tags on the local communicator). Zero-byte blocks
  * are not sent: both ends know the size from their arguments.
+
+ * Under FARO_COLL_CHECK each describes its call as the blocking form does
+ * (collcheck.h) and the check runs as the schedule's first rounds.
  */
+#include "collcheck.h"
 #include "nbc_sched.h"
 
 static size_t bytes(int count, MPI_Datatype t)
@@ -31,7 +35,12 @@ static size_t bytes(int count, MPI_Datatype t)
 
 int faro_nbc_inter_barrier(const char *fn, MPI_Comm comm, MPI_Request *request)
 {
-    struct faro_sched *s = faro_sched_new(comm, fn);
+    struct faro_cc *cc = NULL;
+    int rc = FARO_COLL_CHECKING ? faro_cc_same(&cc, fn, comm, -1, MPI_OP_NULL, 0, NULL, NULL)
+                                : MPI_SUCCESS;
+    if (rc)
+        return rc;
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
     faro_sched_local(s, 1);
@@ -51,9 +60,12 @@ int faro_nbc_inter_bcast(const char *fn, void *buf, int count, MPI_Datatype type
                          MPI_Comm comm, MPI_Request *request)
 {
     int role, rc = faro_inter_bcast_args(fn, comm, count, type, root, &role);
+    struct faro_cc *cc = NULL;
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_inter_rooted(&cc, fn, comm, role, root, MPI_OP_NULL, 0, count, type, NULL);
     if (rc)
         return rc;
-    struct faro_sched *s = faro_sched_new(comm, fn);
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
     if (role == FARO_INTER_ROOT) {
@@ -91,7 +103,13 @@ static int exchange(struct faro_sched *s, const struct faro_coll_blocks *send, i
 static int rooted(const char *fn, MPI_Comm comm, int receive, int role,
                   const struct faro_coll_blocks *blks, int root, MPI_Request *request)
 {
-    struct faro_sched *s = faro_sched_new(comm, fn);
+    struct faro_cc *cc = NULL;
+    int rc = FARO_COLL_CHECKING ? faro_cc_inter_rooted(&cc, fn, comm, role, root, MPI_OP_NULL,
+                                                       !receive, 0, NULL, blks)
+                                : MPI_SUCCESS;
+    if (rc)
+        return rc;
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
     if (role == FARO_INTER_ROOT)
@@ -135,9 +153,12 @@ int faro_nbc_inter_allgatherv(const char *fn, const void *sendbuf, int sendcount
     struct faro_coll_blocks send, recv;
     int rc = faro_inter_allgatherv_args(fn, sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                         recvcounts, displs, recvtype, comm, &send, &recv);
+    struct faro_cc *cc = NULL;
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_inter_exchange(&cc, fn, comm, &send, 1, &recv);
     if (rc)
         return rc;
-    struct faro_sched *s = faro_sched_new(comm, fn);
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
     return exchange(s, &send, 1, &recv, request);
@@ -154,9 +175,12 @@ int faro_nbc_inter_alltoallw(const char *fn, int w, const void *sendbuf, int sen
     int rc = faro_inter_alltoallw_args(fn, w, sendbuf, sendcount, sendcounts, sdispls, sendtype,
                                        sendtypes, recvbuf, recvcount, recvcounts, rdispls,
                                        recvtype, recvtypes, comm, &send, &recv);
+    struct faro_cc *cc = NULL;
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_inter_exchange(&cc, fn, comm, &send, 0, &recv);
     if (rc)
         return rc;
-    struct faro_sched *s = faro_sched_new(comm, fn);
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
     return exchange(s, &send, 0, &recv, request);
@@ -170,9 +194,12 @@ int faro_nbc_inter_reduce(const char *fn, const void *sendbuf, void *recvbuf, in
 {
     int role, rc = faro_inter_reduce_args(fn, sendbuf, recvbuf, count, type, op, root, comm,
                                           &role);
+    struct faro_cc *cc = NULL;
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_inter_rooted(&cc, fn, comm, role, root, op, 0, count, type, NULL);
     if (rc)
         return rc;
-    struct faro_sched *s = faro_sched_new(comm, fn);
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
     if (role == FARO_INTER_ROOT) {
@@ -209,9 +236,12 @@ int faro_nbc_inter_allreduce(const char *fn, const void *sendbuf, void *recvbuf,
                              MPI_Datatype type, MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     int rc = faro_inter_allreduce_args(fn, sendbuf, recvbuf, count, type, op, comm);
+    struct faro_cc *cc = NULL;
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_same(&cc, fn, comm, -1, op, count, type, NULL);
     if (rc)
         return rc;
-    struct faro_sched *s = faro_sched_new(comm, fn);
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
     if (bytes(count, type) > 0) {
@@ -228,9 +258,12 @@ int faro_nbc_inter_reduce_scatter(const char *fn, const void *sendbuf, void *rec
 {
     int total, rc = faro_inter_reduce_scatter_args(fn, sendbuf, recvbuf, recvcount, recvcounts,
                                                    type, op, comm, &total);
+    struct faro_cc *cc = NULL;
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_same(&cc, fn, comm, -1, op, total, type, recvcounts);
     if (rc)
         return rc;
-    struct faro_sched *s = faro_sched_new(comm, fn);
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
     if (bytes(total, type) == 0)

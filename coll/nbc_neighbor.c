@@ -6,6 +6,7 @@
  * round 0 leaves nothing for later rounds, so the whole exchange progresses
  * while the program computes.
  */
+#include "collcheck.h"
 #include "nbc_sched.h"
 
 static int post_step(void *ctx, int recv, void *buf, int count, MPI_Datatype t, int peer)
@@ -23,7 +24,12 @@ int faro_nbrs_schedule(const char *fn, MPI_Comm comm, const struct faro_nbrs *n,
                        const struct faro_coll_blocks *send, int same_block,
                        const struct faro_coll_blocks *recv, MPI_Request *request)
 {
-    struct faro_sched *s = faro_sched_new(comm, fn);
+    struct faro_cc *cc = NULL;
+    int rc = FARO_COLL_CHECKING ? faro_cc_neighbor(&cc, fn, comm, n, send, same_block, recv)
+                                : MPI_SUCCESS;
+    if (rc)
+        return rc;
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
     faro_nbrs_post(n, send, same_block, recv, post_step, s);

@@ -25,6 +25,7 @@
  */
 #include <limits.h>
 
+#include "collcheck.h"
 #include "nbc_sched.h"
 
 /* Binomial reduce of own (this rank's data) to recvbuf at root (recvbuf may
@@ -80,10 +81,13 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype typ
         return faro_nbc_inter_reduce(fn, sendbuf, recvbuf, count, type, op, root, comm, request);
     if (!rc)
         rc = faro_coll_check_reduce(fn, comm, sendbuf, recvbuf, count, type, op, root);
+    struct faro_cc *cc = NULL;
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_same(&cc, fn, comm, root, op, count, type, NULL);
     if (rc)
         return rc;
     size_t bytes = (size_t)count * type->size;
-    struct faro_sched *s = faro_sched_new(comm, fn);
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
     if (bytes > 0)
@@ -103,9 +107,12 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
         return faro_nbc_inter_allreduce(fn, sendbuf, recvbuf, count, type, op, comm, request);
     if (!rc)
         rc = faro_coll_check_reduction(fn, comm, sendbuf, recvbuf, count, type, op);
+    struct faro_cc *cc = NULL;
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_same(&cc, fn, comm, -1, op, count, type, NULL);
     if (rc)
         return rc;
-    struct faro_sched *s = faro_sched_new(comm, fn);
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
     if ((size_t)count * type->size == 0)
@@ -175,7 +182,11 @@ static int reduce_scatter(const char *fn, const void *sendbuf, void *recvbuf,
     if (total > INT_MAX)
         return faro_err(comm, MPI_ERR_COUNT, "%s: the pieces add up to %lld elements, over "
                         "INT_MAX", fn, total);
-    struct faro_sched *s = faro_sched_new(comm, fn);
+    struct faro_cc *cc = NULL;
+    if (FARO_COLL_CHECKING && (rc = faro_cc_same(&cc, fn, comm, -1, op, counts ? 0 : recvcount,
+                                                 type, counts)))
+        return rc;
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
     if ((size_t)total * type->size == 0)
@@ -245,9 +256,12 @@ static int scan(const char *fn, int exclusive, const void *sendbuf, void *recvbu
                         "intracommunicator only, as MPI_Scan and MPI_Exscan do)", fn);
     if (!rc)
         rc = faro_coll_check_reduction(fn, comm, sendbuf, recvbuf, count, type, op);
+    struct faro_cc *cc = NULL;
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_same(&cc, fn, comm, -1, op, count, type, NULL);
     if (rc)
         return rc;
-    struct faro_sched *s = faro_sched_new(comm, fn);
+    struct faro_sched *s = faro_sched_new(comm, fn, cc);
     if (!s)
         return faro_sched_no_mem(comm, fn);
     if ((size_t)count * type->size == 0)

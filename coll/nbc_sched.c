@@ -21,15 +21,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collcheck.h"
 #include "nbc_sched.h"
 #include "p2p/request.h"
 
-enum step_kind { STEP_SEND, STEP_RECV, STEP_REDUCE, STEP_COPY };
+enum step_kind { STEP_SEND, STEP_RECV, STEP_REDUCE, STEP_COPY, STEP_CALL };
 
 struct step {
     uint8_t kind;
     uint8_t local;       /* a message over comm->local (intercommunicators) */
     int count, count2, peer;
+    int tag;             /* 0: the schedule's */
+    void (*call)(void *arg); /* STEP_CALL, with buf2 its argument */
     const void *buf;     /* send, copy source, reduce in */
     void *buf2;          /* receive, copy destination, reduce inout */
     MPI_Datatype type, type2;
@@ -92,11 +95,13 @@ int faro_sched_no_mem(MPI_Comm comm, const char *fn)
     return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory for the schedule", fn);
 }
 
-struct faro_sched *faro_sched_new(MPI_Comm comm, const char *fn)
+struct faro_sched *faro_sched_new(MPI_Comm comm, const char *fn, struct faro_cc *cc)
 {
     struct faro_sched *s = malloc(sizeof *s);
-    if (!s)
+    if (!s) {
+        free(cc);
         return NULL;
+    }
     unsigned seq = comm->nbc_seq - 1; /* taken by faro_nbc_check */
     int tag = FARO_NBC_TAG_BASE - (int)(seq % FARO_NBC_TAGS);
     s->next = NULL;
@@ -116,6 +121,8 @@ struct faro_sched *faro_sched_new(MPI_Comm comm, const char *fn)
     s->tmps = s->inline_tmps;
     s->ntmps = 0;
     s->tcap = INLINE_TMPS;
+    if (cc)
+        faro_cc_schedule(s, cc);
     return s;
 }
 
@@ -181,6 +188,34 @@ int faro_sched_await(struct faro_sched *s, int peer)
     return message(s, STEP_RECV, NULL, 0, MPI_BYTE, peer);
 }
 
+int faro_sched_send_tag(struct faro_sched *s, const void *buf, int count, MPI_Datatype t,
+                        int peer, int tag)
+{
+    int rc = message(s, STEP_SEND, buf, count, t, peer);
+    if (!rc)
+        s->steps[s->nsteps - 1].tag = tag;
+    return rc;
+}
+
+int faro_sched_recv_tag(struct faro_sched *s, void *buf, int count, MPI_Datatype t, int peer,
+                        int tag)
+{
+    int rc = message(s, STEP_RECV, buf, count, t, peer);
+    if (!rc)
+        s->steps[s->nsteps - 1].tag = tag;
+    return rc;
+}
+
+int faro_sched_call(struct faro_sched *s, void (*fn)(void *arg), void *arg)
+{
+    struct step *st = add(s, STEP_CALL);
+    if (!st)
+        return -1;
+    st->call = fn;
+    st->buf2 = arg;
+    return 0;
+}
+
 int faro_sched_send(struct faro_sched *s, const void *buf, int count, MPI_Datatype t, int peer)
 {
     if ((size_t)count * t->size == 0)
@@ -243,22 +278,28 @@ void faro_sched_round(struct faro_sched *s)
     s->round_start = s->nsteps;
 }
 
+void faro_sched_adopt(struct faro_sched *s, void *mem)
+{
+    if (s->ntmps == s->tcap &&
+        grow((void **)&s->tmps, &s->tcap, sizeof *s->tmps, s->inline_tmps)) {
+        free(mem);
+        s->failed = 1;
+        return;
+    }
+    s->tmps[s->ntmps++] = mem;
+}
+
 void *faro_sched_tmp(struct faro_sched *s, size_t bytes)
 {
     if (s->failed)
         return NULL;
-    if (s->ntmps == s->tcap &&
-        grow((void **)&s->tmps, &s->tcap, sizeof *s->tmps, s->inline_tmps)) {
-        s->failed = 1;
-        return NULL;
-    }
     void *p = malloc(bytes ? bytes : 1);
     if (!p) {
         s->failed = 1;
         return NULL;
     }
-    s->tmps[s->ntmps++] = p;
-    return p;
+    faro_sched_adopt(s, p);
+    return s->failed ? NULL : p;
 }
 
 void *faro_sched_tmp_typed(struct faro_sched *s, size_t count, MPI_Datatype t)
@@ -307,9 +348,10 @@ static int post(struct faro_sched *s, struct step *st, MPI_Request *req)
 {
     const struct faro_coll *c = &s->c;
     MPI_Comm comm = st->local ? c->comm->local : c->comm;
+    int tag = st->tag ? st->tag : c->tag;
     if (st->kind == STEP_SEND)
-        return faro_coll_isend(c->fn, st->buf, st->count, st->type, st->peer, c->tag, comm, req);
-    return faro_coll_irecv(c->fn, st->buf2, st->count, st->type, st->peer, c->tag, comm, req);
+        return faro_coll_isend(c->fn, st->buf, st->count, st->type, st->peer, tag, comm, req);
+    return faro_coll_irecv(c->fn, st->buf2, st->count, st->type, st->peer, tag, comm, req);
 }
 
 /* Run round r: local steps now, sends and receives posted. */
@@ -327,6 +369,10 @@ static void run_round(struct faro_sched *s, int r)
             break;
         case STEP_REDUCE:
             rc = faro_coll_reduce_local(c, st->op, st->buf, st->buf2, st->count, st->type);
+            break;
+        case STEP_CALL:
+            st->call(st->buf2);
+            rc = MPI_SUCCESS;
             break;
         default:
             rc = faro_coll_copy(c, st->buf, st->count, st->type, st->buf2, st->count2,
@@ -452,4 +498,18 @@ int faro_sched_start(struct faro_sched *s, MPI_Request *request)
     if (poller < 0 && (poller = faro_progress_register(progress_hook, NULL)) < 0)
         faro_fatal(MPI_ERR_INTERN, "%s: no progress poller slot is free", fn);
     return MPI_SUCCESS;
+}
+
+int faro_sched_describe(struct faro_request *r, const char **fn, struct faro_request **pending,
+                        int max)
+{
+    struct faro_sched *s = r->ctx;
+    if (!s)
+        return 0;
+    *fn = s->c.fn;
+    int n = 0;
+    for (int i = s->ndone; i < s->nreqs && n < max; i++)
+        if (!s->reqs[i]->complete)
+            pending[n++] = s->reqs[i];
+    return n;
 }

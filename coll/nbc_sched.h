@@ -54,8 +54,10 @@ struct faro_sched;
 
 /* A schedule for one call of fn on comm, on the tag of the sequence number
  * faro_nbc_check took; NULL when out of memory (the caller raises
- * faro_sched_no_mem). */
-struct faro_sched *faro_sched_new(MPI_Comm comm, const char *fn);
+ * faro_sched_no_mem). cc: the call's collective check (FARO_COLL_CHECK,
+ * collcheck.h), whose rounds come first; NULL when checking is off. */
+struct faro_cc;
+struct faro_sched *faro_sched_new(MPI_Comm comm, const char *fn, struct faro_cc *cc);
 /* The MPI_ERR_NO_MEM of a schedule that could not be made. */
 int faro_sched_no_mem(MPI_Comm comm, const char *fn);
 /* The call's identity (comm, fn, tag, rank, size) for the builders. */
@@ -75,6 +77,14 @@ int faro_sched_reduce(struct faro_sched *s, const void *in, void *inout, int cou
 /* typed local copy (the rules of faro_coll_copy) */
 int faro_sched_copy(struct faro_sched *s, const void *src, int scount, MPI_Datatype stype,
                     void *dst, int rcount, MPI_Datatype rtype);
+/* The same with a tag of their own (0: the schedule's), for the collective
+ * check's records, which travel on FARO_COLL_TAG_CHECK. */
+int faro_sched_send_tag(struct faro_sched *s, const void *buf, int count, MPI_Datatype t,
+                        int peer, int tag);
+int faro_sched_recv_tag(struct faro_sched *s, void *buf, int count, MPI_Datatype t, int peer,
+                        int tag);
+/* fn(arg), run when the round starts (the collective check's comparisons). */
+int faro_sched_call(struct faro_sched *s, void (*fn)(void *arg), void *arg);
 /* Close the current round: later steps wait for its sends and receives. An
  * empty round is not kept. */
 void faro_sched_round(struct faro_sched *s);
@@ -89,6 +99,8 @@ void faro_sched_local(struct faro_sched *s, int local);
  * NULL when out of memory (the schedule is marked failed). */
 void *faro_sched_tmp(struct faro_sched *s, size_t bytes);
 void *faro_sched_tmp_typed(struct faro_sched *s, size_t count, MPI_Datatype t);
+/* Memory from malloc that the schedule frees with itself. */
+void faro_sched_adopt(struct faro_sched *s, void *mem);
 
 /* The checks every MPI_I* entry point starts with: comm is a live
  * communicator, request is not NULL. Once comm is known to be good it takes
@@ -152,5 +164,11 @@ int faro_nbc_inter_reduce_scatter(const char *fn, const void *sendbuf, void *rec
  * or an error raised on the communicator (out of memory while building); the
  * schedule is consumed either way. */
 int faro_sched_start(struct faro_sched *s, MPI_Request *request);
+
+/* For the hang report (runtime/hang.h: faro_hang_sched_fn): the MPI
+ * function of a nonblocking collective's request and the point-to-point
+ * requests its schedule waits for now. */
+int faro_sched_describe(struct faro_request *r, const char **fn, struct faro_request **pending,
+                        int max);
 
 #endif

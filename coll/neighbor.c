@@ -43,6 +43,7 @@
  */
 #include <stdlib.h>
 
+#include "collcheck.h"
 #include "nbc_sched.h"
 
 int faro_nbrs_get(const char *fn, MPI_Comm comm, struct faro_nbrs *n)
@@ -146,8 +147,11 @@ static int finish(int rc, const char *fn, MPI_Comm comm, const struct faro_nbrs 
 {
     if (rc)
         return rc;
-    return nonblocking ? faro_nbrs_schedule(fn, comm, n, send, same_block, recv, request)
-                       : exchange(fn, comm, n, send, same_block, recv);
+    if (nonblocking)
+        return faro_nbrs_schedule(fn, comm, n, send, same_block, recv, request);
+    if (FARO_COLL_CHECKING && (rc = faro_cc_neighbor(NULL, fn, comm, n, send, same_block, recv)))
+        return rc;
+    return exchange(fn, comm, n, send, same_block, recv);
 }
 
 int faro_neighbor_uniform(const char *fn, int same_block, const void *sendbuf, int sendcount,

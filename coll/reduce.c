@@ -6,7 +6,7 @@
  * for a non-commutative one it is rooted at rank 0 (relative = real ranks, so
  * the result is in rank order) and rank 0 forwards the result to the root.
  */
-#include "coll.h"
+#include "collcheck.h"
 
 int faro_coll_reduce_binomial(const struct faro_coll *c, const void *sendbuf, void *recvbuf,
                               int count, MPI_Datatype t, MPI_Op op, int root)
@@ -82,6 +82,8 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type
         return faro_inter_reduce(sendbuf, recvbuf, count, type, op, root, comm);
     if (!rc)
         rc = faro_coll_check_reduce(fn, comm, sendbuf, recvbuf, count, type, op, root);
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_same(NULL, fn, comm, root, op, count, type, NULL);
     if (rc)
         return rc;
     size_t bytes = (size_t)count * type->size;

@@ -7,7 +7,7 @@
  */
 #include <limits.h>
 
-#include "coll.h"
+#include "collcheck.h"
 
 int faro_coll_reduce_scatter_reduce_scatterv(const struct faro_coll *c, const void *sendbuf,
                                              void *recvbuf, const struct faro_coll_blocks *blks,
@@ -68,6 +68,8 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
         return faro_err(comm, MPI_ERR_COUNT,
                         "%s: recvcount %d x %d ranks exceeds INT_MAX elements", fn, recvcount,
                         comm->size);
+    if (FARO_COLL_CHECKING && (rc = faro_cc_same(NULL, fn, comm, -1, op, recvcount, type, NULL)))
+        return rc;
     if ((size_t)total * type->size == 0)
         return MPI_SUCCESS;
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_REDUCE_SCATTER);
@@ -102,6 +104,8 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
     if (total > INT_MAX)
         return faro_err(comm, MPI_ERR_COUNT, "%s: the recvcounts add up to %lld, over INT_MAX",
                         fn, total);
+    if (FARO_COLL_CHECKING && (rc = faro_cc_same(NULL, fn, comm, -1, op, 0, type, recvcounts)))
+        return rc;
     if ((size_t)total * type->size == 0)
         return MPI_SUCCESS;
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_REDUCE_SCATTER);

@@ -6,7 +6,7 @@
  * MPI_Exscan leaves rank 0's recvbuf untouched (the standard leaves it
  * undefined).
  */
-#include "coll.h"
+#include "collcheck.h"
 
 int faro_coll_scan_recursive_doubling(const struct faro_coll *c, const void *sendbuf,
                                       void *recvbuf, int count, MPI_Datatype t, MPI_Op op,
@@ -66,6 +66,8 @@ static int scan(const char *fn, int tag, int exclusive, const void *sendbuf, voi
                         "intracommunicator only)", fn);
     if (!rc)
         rc = faro_coll_check_reduction(fn, comm, sendbuf, recvbuf, count, type, op);
+    if (!rc && FARO_COLL_CHECKING)
+        rc = faro_cc_same(NULL, fn, comm, -1, op, count, type, NULL);
     if (rc)
         return rc;
     if ((size_t)count * type->size == 0)

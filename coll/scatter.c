@@ -2,7 +2,7 @@
  * MPI_Scatter, MPI_Scatterv. Linear: the root sends each rank its block with
  * at most FARO_COLL_WINDOW sends in flight; zero-byte blocks are not sent.
  */
-#include "coll.h"
+#include "collcheck.h"
 
 int faro_coll_scatter_linear(const struct faro_coll *c, const struct faro_coll_blocks *blks,
                              void *recvbuf, int recvcount, MPI_Datatype recvtype, int root)
@@ -39,6 +39,9 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_SCATTER);
     struct faro_coll_blocks blks =
         faro_coll_blocks_uniform(is_root ? sendbuf : NULL, sendcount, is_root ? sendtype : NULL);
+    if (FARO_COLL_CHECKING && (rc = faro_cc_rooted(NULL, fn, comm, 1, recvcount,
+                                   recvbuf == MPI_IN_PLACE ? NULL : recvtype, &blks, root)))
+        return rc;
     /* one block's bytes: the same on every rank (matching signatures) */
     size_t block = recvbuf == MPI_IN_PLACE ? (size_t)sendcount * sendtype->size
                                            : (size_t)recvcount * recvtype->size;
@@ -72,6 +75,9 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_SCATTER);
     struct faro_coll_blocks blks = faro_coll_blocks_v(is_root ? sendbuf : NULL, sendcounts,
                                                       displs, is_root ? sendtype : NULL);
+    if (FARO_COLL_CHECKING && (rc = faro_cc_rooted(NULL, fn, comm, 1, recvcount,
+                                   recvbuf == MPI_IN_PLACE ? NULL : recvtype, &blks, root)))
+        return rc;
     int alg = faro_coll_select(comm, FARO_COLL_SCATTER, 0, 1, 0);
     return faro_coll_algs[alg].fn.scatter(&c, &blks, recvbuf == MPI_IN_PLACE ? NULL : recvbuf,
                                           recvcount, recvtype, root);

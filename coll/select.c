@@ -39,6 +39,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collcheck.h"
+#include "nbc_sched.h"
+#include "runtime/hang.h"
 #include "select.h"
 #include "base/log.h"
 #include "base/tunables.h"
@@ -378,16 +381,12 @@ static int parse_line(struct parse *p, char *text, struct rule *r)
     return bad(p, "unknown algorithm '%s' for %s (allowed: %s)", name, tok[0], list);
 }
 
-/* The file's rules, appended to *rules (realloc'ed). */
-static int read_file(const char *path, struct rule **rules, int *n, char *err, size_t errlen)
+/* The rules of an open tuning file (named path in messages), appended to
+ * *rules (realloc'ed). */
+static int read_rules(FILE *f, const char *path, struct rule **rules, int *n, char *err,
+                      size_t errlen)
 {
     struct parse p = {path, 0, err, errlen};
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        snprintf(err, errlen, "FARO_COLL_TUNING_FILE %s: cannot open it: %s", path,
-                 strerror(errno));
-        return -1;
-    }
     char line[1024];
     int cap = 0, rc = 0;
     while (fgets(line, sizeof line, f)) {
@@ -418,8 +417,28 @@ static int read_file(const char *path, struct rule **rules, int *n, char *err, s
     }
     if (!rc && ferror(f))
         rc = bad(&p, "read error: %s", strerror(errno));
+    return rc;
+}
+
+static int read_file(const char *path, struct rule **rules, int *n, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen, "FARO_COLL_TUNING_FILE %s: cannot open it: %s", path,
+                 strerror(errno));
+        return -1;
+    }
+    int rc = read_rules(f, path, rules, n, err, errlen);
     fclose(f);
     return rc;
+}
+
+int faro_coll_tuning_parse(FILE *f, const char *name, char *err, size_t errlen)
+{
+    struct rule *rules = NULL;
+    int n = 0, rc = read_rules(f, name, &rules, &n, err, errlen);
+    free(rules);
+    return rc ? -1 : n;
 }
 
 /* ---- set-up ---- */
@@ -433,6 +452,11 @@ void faro_coll_select_reset(void)
 
 int faro_coll_select_init(char *err, size_t errlen)
 {
+    /* coll/'s other set-up: collective checking, and what the hang report
+     * asks of coll/ (runtime/hang.h) */
+    faro_coll_checking = (int)faro_tun_int(FARO_TUN_COLL_CHECK);
+    faro_hang_coll_tag = faro_coll_tag_owner;
+    faro_hang_sched = faro_sched_describe;
     for (int a = 0; a < FARO_ALG_COUNT; a++)
         needs[a] = table_needs(a);
 

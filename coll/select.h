@@ -19,6 +19,11 @@
 int faro_coll_select_init(char *err, size_t errlen);
 void faro_coll_select_reset(void);
 
+/* Parse a tuning file's text from f (named name in messages) without
+ * using it: the number of rules, or -1 with the message of
+ * faro_coll_select_init in err (tests, the fuzzer in tests/fuzz). */
+int faro_coll_tuning_parse(FILE *f, const char *name, char *err, size_t errlen);
+
 /* The collective's name as a tuning file writes it ("allreduce"). */
 const char *faro_coll_kind_name(enum faro_coll_kind kind);
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "coll.h"
+#include "nbc_sched.h"
 
 void *faro_coll_tmp_get(struct faro_coll_tmp *t, size_t bytes)
 {
@@ -78,6 +79,7 @@ int faro_coll_copy(const struct faro_coll *c, const void *src, int scount, MPI_D
 
 int faro_coll_waitall(int n, MPI_Request *reqs)
 {
+    faro_wait_reqs(NULL, reqs, n, 0); /* one recorded wait, named by the tag's owner */
     int first = MPI_SUCCESS;
     for (int i = 0; i < n; i++) {
         if (reqs[i] == MPI_REQUEST_NULL)
@@ -126,4 +128,22 @@ int faro_coll_root_blocks(const struct faro_coll *c, const struct faro_coll_bloc
         }
     }
     return faro_coll_waitall(n, reqs);
+}
+
+const char *faro_coll_tag_owner(int tag)
+{
+    static const char *const names[] = {
+        [2] = "MPI_Barrier", [3] = "MPI_Bcast", [4] = "MPI_Reduce", [5] = "MPI_Allreduce",
+        [6] = "MPI_Gather(v)", [7] = "MPI_Scatter(v)", [8] = "MPI_Allgather(v)",
+        [9] = "MPI_Alltoall(v,w)", [10] = "MPI_Reduce_scatter(_block)", [11] = "MPI_Scan",
+        [12] = "MPI_Exscan", [13] = "MPI_Barrier", [14] = "MPI_Bcast", [15] = "MPI_Gather(v)",
+        [16] = "MPI_Scatter(v)", [17] = "MPI_Allgather(v)", [18] = "MPI_Alltoall(v,w)",
+        [19] = "MPI_Reduce", [20] = "MPI_Allreduce", [21] = "MPI_Reduce_scatter(_block)",
+        [22] = "a neighbourhood collective", [23] = "the collective check",
+        [24] = "the collective check"};
+    if (tag <= FARO_NBC_TAG_BASE && tag > FARO_NBC_TAG_BASE - FARO_NBC_TAGS)
+        return "a nonblocking collective";
+    if (tag < 0 && -tag < (int)(sizeof names / sizeof names[0]))
+        return names[-tag];
+    return NULL;
 }

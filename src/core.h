@@ -82,6 +82,11 @@ int faro_coll_recv(const char *fn, void *buf, int count, MPI_Datatype type, int 
 int faro_coll_sendrecv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                        int dest, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
                        int tag, MPI_Comm comm, MPI_Status *status);
+/* Wait until the requests of a blocking call (reqs[0..n), null and inactive
+ * ones skipped) are complete (any: one of them), as a wait the hang report
+ * shows under fn (runtime/hang.h; NULL: under the owner of the requests'
+ * internal tag, for collectives). Completes nothing for the caller. */
+void faro_wait_reqs(const char *fn, struct faro_request *const *reqs, int n, int any);
 
 /* ---- peers and transports ---- */
 

@@ -7,6 +7,7 @@
 #include <sched.h>
 
 #include "core.h"
+#include "runtime/hang.h"
 
 static struct {
     int (*fn)(void *arg);
@@ -90,6 +91,8 @@ static void sleep_on_transports(void)
  * peer they wait for can run; with a core each, spinning keeps latency low. */
 void faro_progress_idle(int events)
 {
+    if (__builtin_expect(atomic_load_explicit(&faro_hang_armed, memory_order_relaxed), 0))
+        faro_hang_idle();
     if (__builtin_expect(faro_thread_multiple, 0)) {
         faro_lock_idle(events); /* other threads get the lock between polls */
         return;

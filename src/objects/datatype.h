@@ -105,6 +105,18 @@ static inline void *faro_type_dense_at(const void *buf, MPI_Datatype t)
     return (void *)((uintptr_t)buf + (uintptr_t)t->run[0].off);
 }
 
+/* The type signature of count elements of t (type_sig.c): a hash of its
+ * sequence of basic types, for collective checking. Equal when MPI's type
+ * matching rules make two (count, type) pairs match; loose when MPI_BYTE or
+ * MPI_PACKED is in it (then only the bytes are compared). */
+struct faro_type_sig {
+    uint64_t h, n, bn;     /* hash, basic elements, (hash base)^n */
+    uint64_t bytes;
+    int loose;
+};
+void faro_type_sig(MPI_Datatype t, size_t count, struct faro_type_sig *out);
+int faro_type_sig_equal(const struct faro_type_sig *a, const struct faro_type_sig *b);
+
 /* References held by requests and by derived types. */
 void faro_type_destroy(MPI_Datatype t);
 static inline void faro_type_retain(MPI_Datatype t)

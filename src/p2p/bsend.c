@@ -114,7 +114,12 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Buffer_detach: %s pointer is NULL",
                         buffer_addr ? "size" : "buffer_addr");
     FARO_LOCKED;
-    FARO_WAIT_UNTIL(bb.active == 0); /* detach blocks until buffered sends are out */
+    if (bb.active) { /* detach blocks until buffered sends are out */
+        struct faro_wait w = {.fn = "MPI_Buffer_detach"};
+        faro_wait_begin(&w);
+        FARO_WAIT_UNTIL(bb.active == 0);
+        faro_wait_end(&w);
+    }
     *(void **)buffer_addr = bb.base;
     *size = (int)bb.size;
     bb.base = NULL;

@@ -74,9 +74,14 @@ static int probe(const char *fn, int source, int tag, MPI_Comm comm, int take, i
         return MPI_SUCCESS;
     }
     struct faro_unexp *u = look(comm, source, tag, take);
-    while (!u && block) {
-        faro_progress_idle(0);
-        u = look(comm, source, tag, take);
+    if (!u && block) {
+        struct faro_wait w = {.fn = fn, .comm = comm, .peer = source, .tag = tag};
+        faro_wait_begin(&w);
+        while (!u) {
+            faro_progress_idle(0);
+            u = look(comm, source, tag, take);
+        }
+        faro_wait_end(&w);
     }
     *flag = u != NULL;
     if (!u)

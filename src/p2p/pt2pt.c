@@ -310,7 +310,8 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
         faro_req_release(rr);
         return rc;
     }
-    FARO_WAIT_UNTIL(sr->complete && rr->complete);
+    struct faro_request *both[2] = {rr, sr};
+    faro_wait_reqs("MPI_Sendrecv", both, 2, 0);
     faro_req_release(sr);
     return faro_wait_release("MPI_Sendrecv", rr, status);
 }

@@ -4,6 +4,7 @@
 
 #include "p2p/match.h"
 #include "p2p/request.h"
+#include "runtime/hang.h"
 
 /* Checks a point-to-point call's arguments; MPI_DATATYPE_NULL with count 0
  * comes back as MPI_BYTE in *type (an empty message). */
@@ -16,6 +17,7 @@ int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
 int faro_req_start(struct faro_request *r);
 /* Wait for r, fill the status, release r, raise its error if it has one. */
 int faro_wait_release(const char *fn, struct faro_request *r, MPI_Status *st);
+
 int faro_bsend_start(struct faro_request *r);
 void faro_recv_take_unexp(struct faro_request *r, struct faro_unexp *u);
 

@@ -78,9 +78,38 @@ static int finish(const char *fn, MPI_Request *slot, MPI_Status *st, int multi)
     return rc;
 }
 
+/* A blocking call that finds nothing complete records what it waits for,
+ * so that a hang report can say (runtime/hang.h); a call whose requests are
+ * already done records nothing. */
+static int some_done(struct faro_request *const *reqs, int n, int any)
+{
+    for (int i = 0; i < n; i++) {
+        if (!reqs[i] || (reqs[i]->persistent && !reqs[i]->active))
+            continue;
+        if (reqs[i]->complete == any)
+            return any;
+    }
+    return !any;
+}
+
+void faro_wait_reqs(const char *fn, struct faro_request *const *reqs, int n, int any)
+{
+    if (some_done(reqs, n, any))
+        return;
+    struct faro_wait w = {.fn = fn, .reqs = reqs, .nreqs = n, .any = any};
+    faro_wait_begin(&w);
+    FARO_WAIT_UNTIL(some_done(reqs, n, any));
+    faro_wait_end(&w);
+}
+
 int faro_wait_release(const char *fn, struct faro_request *r, MPI_Status *st)
 {
-    FARO_WAIT_UNTIL(r->complete);
+    if (!r->complete) {
+        struct faro_wait w = FARO_WAIT_ONE(fn, r);
+        faro_wait_begin(&w);
+        FARO_WAIT_UNTIL(r->complete);
+        faro_wait_end(&w);
+    }
     return finish(fn, &r, st, 0);
 }
 
@@ -120,10 +149,14 @@ static int one(const char *fn, MPI_Request *request, int *flag, MPI_Status *stat
         return MPI_SUCCESS;
     }
     struct faro_request *r = *request;
-    if (block)
+    if (block && !r->complete) {
+        struct faro_wait w = FARO_WAIT_ONE(fn, r);
+        faro_wait_begin(&w);
         FARO_WAIT_UNTIL(r->complete);
-    else if (!r->complete)
+        faro_wait_end(&w);
+    } else if (!r->complete) {
         faro_progress();
+    }
     *flag = r->complete;
     return *flag ? finish(fn, request, status, 0) : MPI_SUCCESS;
 }
@@ -174,7 +207,7 @@ int PMPI_Waitall(int count, MPI_Request reqs[], MPI_Status sts[])
     int rc = check_reqs("MPI_Waitall", count, reqs);
     if (rc)
         return rc;
-    FARO_WAIT_UNTIL(all_done(count, reqs));
+    faro_wait_reqs("MPI_Waitall", reqs, count, 0);
     return complete_all("MPI_Waitall", count, reqs, sts);
 }
 
@@ -219,10 +252,10 @@ static int any(const char *fn, int count, MPI_Request reqs[], int *index, int *f
         return rc;
     int i = find_any(count, reqs);
     if (i == -1) {
-        if (block)
-            while ((i = find_any(count, reqs)) == -1)
-                faro_progress_idle(faro_progress());
-        else {
+        if (block) {
+            faro_wait_reqs(fn, reqs, count, 1);
+            i = find_any(count, reqs);
+        } else {
             faro_progress();
             i = find_any(count, reqs);
         }
@@ -273,8 +306,7 @@ static int some(const char *fn, int count, MPI_Request reqs[], int *outcount, in
     }
     if (i == -1) {
         if (block)
-            while ((i = find_any(count, reqs)) == -1)
-                faro_progress_idle(faro_progress());
+            faro_wait_reqs(fn, reqs, count, 1);
         else
             faro_progress();
     }

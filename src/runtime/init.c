@@ -11,6 +11,7 @@
 #include "config.h"
 #include "core.h"
 #include "p2p/match.h"
+#include "runtime/hang.h"
 #include "base/log.h"
 #include "base/pmi.h"
 #include "base/tunables.h"
@@ -42,6 +43,7 @@ static int init(int required, int *provided)
     faro.rank = pmi.rank;
     faro.size = pmi.size;
     faro_log_rank = pmi.rank;
+    faro_info(1, "process manager: %s, because %s", pmi.protocol, pmi.why);
     /* The job id names files in /dev/shm: keep it to safe characters. */
     snprintf(faro.jobid, sizeof faro.jobid, "%s", pmi.kvsname);
     if (pmi.singleton)
@@ -56,6 +58,7 @@ static int init(int required, int *provided)
     faro_attr_init(pmi.appnum);
     faro.thread_level = required; /* every level, MPI_THREAD_MULTIPLE included */
     faro_thread_init(faro.thread_level);
+    faro_hang_init();
     if (provided)
         *provided = faro.thread_level;
     faro.initialized = 1;

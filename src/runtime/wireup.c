@@ -3,7 +3,7 @@
  * carries the traffic to each peer. Runs once in MPI_Init over the PMI
  * key-value store:
  *
- *   put host (unless the process manager publishes PMI_process_mapping),
+ *   put host (unless the process manager has a node map: faro_pmi_node_map),
  *   (rank 0) put job key      barrier
  *   node map; init transports; put their addresses      barrier
  *   connect the peers of this node that a node-local transport reaches
@@ -15,8 +15,9 @@
  * connections only to the ranks it talks to.
  *
  * A node is a host name as the launcher used it (FARO_HOSTNAME, which
- * mpiexec sets), else gethostname(); with PMI_process_mapping the nodes are
- * the launcher's and no name is exchanged.
+ * mpiexec sets), else gethostname(); with the process manager's node map
+ * (PMI_process_mapping, PMIx's node ids) the nodes are the launcher's and no
+ * name is exchanged.
  *
  * Choice per peer: the own rank goes to the self-only transport; a peer on
  * this node to the first listed local-only transport both sides can use; any
@@ -84,49 +85,16 @@ static void on_ep_lost(void *core, void *ctx, int orderly, const char *why)
                why);
 }
 
-/* MPICH's PMI_process_mapping, "(vector,(first node,node count,ranks per
- * node),...)" repeated until every rank is placed, which Faro's mpiexec and
- * Hydra publish: every rank's node in one get instead of one per rank.
- * Returns 0, or -1 when the key is absent or malformed. */
-static int node_ids_from_mapping(int *node)
-{
-    char val[1024];
-    int blk[64][3], nb = 0, used;
-    if (faro_pmi_get("PMI_process_mapping", val, sizeof val))
-        return -1;
-    const char *p = val;
-    if (strncmp(p, "(vector", 7))
-        return -1;
-    p += 7;
-    while (nb < 64 && sscanf(p, ",(%d,%d,%d)%n", &blk[nb][0], &blk[nb][1], &blk[nb][2],
-                             &used) == 3) {
-        if (blk[nb][0] < 0 || blk[nb][1] < 1 || blk[nb][2] < 1)
-            return -1;
-        nb++;
-        p += used;
-    }
-    if (nb == 0 || strcmp(p, ")"))
-        return -1;
-    for (int r = 0; r < faro.size;)
-        for (int b = 0; b < nb && r < faro.size; b++)
-            for (int k = 0; k < blk[b][1] && r < faro.size; k++)
-                for (int i = 0; i < blk[b][2] && r < faro.size; i++)
-                    node[r++] = blk[b][0] + k;
-    return 0;
-}
-
-/* Node ids by host name, one get per rank: for process managers without
- * PMI_process_mapping. first[] gets the name of each node (of its first
+/* Node ids by host name, one get per rank: for process managers without a
+ * node map of their own. first[] gets the name of each node (of its first
  * rank), in id order. */
 static int node_ids_from_names(int *node, char **first, char *err, size_t errlen)
 {
     char key[64], val[1024];
     int n = 0, rc = 0;
-    if (!first)
-        return snprintf(err, errlen, "out of memory building the node map"), -1;
     for (int r = 0; r < faro.size && rc == 0; r++) {
         snprintf(key, sizeof key, "faro-host-%d", r);
-        if (faro_pmi_get(key, val, sizeof val)) {
+        if (faro_pmi_get_from(r, key, val, sizeof val)) {
             snprintf(err, errlen, "rank %d did not publish its host name", r);
             rc = -1;
             break;
@@ -144,17 +112,17 @@ static int node_ids_from_names(int *node, char **first, char *err, size_t errlen
 }
 
 /* faro.node_of (nodes numbered in order of their first rank) and this node's
- * ranks, from the process manager's map or else the published host names. */
-static int node_map(int have_mapping, char *err, size_t errlen)
+ * ranks, from the process manager's map (id, when have_mapping) or else the
+ * published host names. Frees id. */
+static int node_map(int *id, int have_mapping, char *err, size_t errlen)
 {
     faro.node_of = calloc((size_t)faro.size, sizeof(int));
     faro.local_ranks = calloc((size_t)faro.size, sizeof(int));
-    int *id = calloc((size_t)faro.size, sizeof(int)), rc = 0;
     char **names = calloc((size_t)faro.size, sizeof *names);
-    if (!faro.node_of || !faro.local_ranks || !id || !names)
+    int rc = 0;
+    if (!faro.node_of || !faro.local_ranks || !names)
         rc = (snprintf(err, errlen, "out of memory building the node map"), -1);
-    int mapped = !rc && have_mapping && node_ids_from_mapping(id) == 0;
-    if (!rc && !mapped)
+    if (!rc && !have_mapping)
         rc = node_ids_from_names(id, names, err, errlen);
     if (rc) {
         for (int i = 0; names && i < faro.size; i++)
@@ -194,7 +162,8 @@ static int node_map(int have_mapping, char *err, size_t errlen)
         return -1;
     char key[64];
     snprintf(key, sizeof key, "faro-host-%d", faro.rank);
-    if (mapped && faro.local_ranks[faro.node] == faro.rank && faro_pmi_put(key, faro.hostname))
+    if (have_mapping && faro.local_ranks[faro.node] == faro.rank &&
+        faro_pmi_put(key, faro.hostname))
         return snprintf(err, errlen, "could not publish the host name"), -1;
     faro.local_size = 0;
     for (int r = 0; r < faro.size; r++) {
@@ -225,6 +194,16 @@ static int listed(const char *name)
     return faro_tp_list_pos(faro_tun_str(FARO_TUN_TRANSPORTS), name);
 }
 
+/* Does FARO_TRANSPORTS list a transport other than self and name? */
+static int others_listed(const char *name)
+{
+    for (int i = 0; faro_transports[i]; i++)
+        if (strcmp(faro_transports[i]->name, name) && strcmp(faro_transports[i]->name, "self") &&
+            listed(faro_transports[i]->name) >= 0)
+            return 1;
+    return 0;
+}
+
 static int init_transports(char *err, size_t errlen)
 {
     int n = 0;
@@ -251,8 +230,11 @@ static int init_transports(char *err, size_t errlen)
             t->tp = NULL;
             tp_why[i] = strdup(why[0] ? why : "init failed");
             /* Asked for, and the job has peers it would carry: say once per
-             * node, without FARO_VERBOSE, that the others carry them instead. */
-            if (listed(t->ops->name) >= 0 && faro.size > 1 && faro.local_rank == 0)
+             * node, without FARO_VERBOSE, that the others carry them instead.
+             * Listed alone, it is not said here: a peer that nothing else
+             * reaches fails MPI_Init with this reason (choose). */
+            if (listed(t->ops->name) >= 0 && others_listed(t->ops->name) && faro.size > 1 &&
+                faro.local_rank == 0)
                 faro_warn("transport %s is in FARO_TRANSPORTS but unusable here: %s; the "
                           "other listed transports carry its traffic (leave it out of "
                           "FARO_TRANSPORTS to silence this)", t->ops->name, tp_why[i]);
@@ -283,7 +265,7 @@ static int peer_blob(struct faro_transport *t, int p, uint8_t *blob)
         return -1;
     char key[64], val[2 * FARO_TP_MAX_ADDR + 1];
     snprintf(key, sizeof key, "faro-tp-%s-%d", t->ops->name, p);
-    if (faro_pmi_get(key, val, sizeof val))
+    if (faro_pmi_get_from(p, key, val, sizeof val))
         return -1;
     return faro_hex_decode(val, strlen(val), blob, FARO_TP_MAX_ADDR);
 }
@@ -409,7 +391,7 @@ void faro_name_nodes(void)
             first++;
         snprintf(key, sizeof key, "faro-host-%d", first);
         char *name;
-        if (first < faro.size && faro_pmi_get(key, val, sizeof val) == 0 &&
+        if (first < faro.size && faro_pmi_get_from(first, key, val, sizeof val) == 0 &&
             (name = strdup(val))) {
             free(faro.hosts[n]);
             faro.hosts[n] = name;
@@ -432,10 +414,13 @@ int faro_wireup(char *err, size_t errlen)
     char key[64], val[64];
     faro_node_name();
     /* With the process manager's map nobody needs the names: no put. */
-    int have_mapping = faro_pmi_get("PMI_process_mapping", val, sizeof val) == 0;
+    int *node_id = calloc((size_t)faro.size, sizeof(int));
+    if (!node_id)
+        return snprintf(err, errlen, "out of memory building the node map"), -1;
+    int have_mapping = faro_pmi_node_map(node_id) == 0;
     snprintf(key, sizeof key, "faro-host-%d", faro.rank);
     if (!have_mapping && faro_pmi_put(key, faro.hostname))
-        return snprintf(err, errlen, "could not publish the host name"), -1;
+        return free(node_id), snprintf(err, errlen, "could not publish the host name"), -1;
     /* Rank 0 draws the job key and, after it, the job's uid (peers.c: the
      * job part of every gpid; 40 bits, never 0). */
     uint8_t drawn[KEYLEN + 8];
@@ -446,10 +431,13 @@ int faro_wireup(char *err, size_t errlen)
         faro_pmi_put("faro-key", val);
     }
     if (faro_pmi_barrier())
-        return snprintf(err, errlen, "PMI barrier failed (process manager gone?)"), -1;
-    if (node_map(have_mapping, err, errlen))
+        return free(node_id), snprintf(err, errlen, "PMI barrier failed (process manager "
+                                       "gone?)"), -1;
+    if (node_map(node_id, have_mapping, err, errlen))
         return -1;
-    if (faro_pmi_get("faro-key", val, sizeof val) ||
+    faro_info(2, "node map: %d node(s), from %s", faro.nnodes,
+              have_mapping ? "the process manager" : "the host names the ranks published");
+    if (faro_pmi_get_from(0, "faro-key", val, sizeof val) ||
         faro_hex_decode(val, strlen(val), drawn, sizeof drawn) != (int)sizeof drawn)
         return snprintf(err, errlen, "no job key from rank 0"), -1;
     memcpy(job_key, drawn, KEYLEN);

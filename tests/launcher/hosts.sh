@@ -215,4 +215,11 @@ run 0 $F -hosts a,b,c,d,e --tree-width 2 -v -l "$PROBE" kvs
 expect_out "[4] rank 4 of 5: kvs ok (kvsname $(sed -n 's/^\[0\] rank 0 of 5: kvs ok (kvsname \([^,]*\),.*/\1/p' "$OUT.out"), keylen 256, vallen 1024)"
 expect_err "faro_proxy on a: host b: starting"
 expect_err "key-value exchange: 2 fence(s) moved"
+
+# The name service is the job's, not a host's: a name published by a rank on
+# one host is found by ranks on the others (it was per host: lookup failed).
+if [ -x tests/mpi/dyn_names ]; then
+    run 0 $F -hosts a,b,c -n 3 tests/mpi/dyn_names
+    expect_out "dyn_names: OK (3 ranks)"
+fi
 echo PASS

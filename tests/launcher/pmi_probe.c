@@ -1,8 +1,12 @@
 /*
- * A rank for the launcher tests: talks PMI through src/runtime/pmi.c (not the
- * whole library) and then behaves as the test asks.
+ * A rank for the launcher tests: talks PMI through base/pmi.c (not the whole
+ * library; FARO_PMI picks the protocol as in MPI_Init) and then behaves as
+ * the test asks.
  *
  *   pmi_probe kvs                 put, barrier, get every rank's key; check them
+ *   pmi_probe barrier R SECONDS   rank R sleeps, then joins a barrier; the
+ *                                 others check that theirs waited for it
+ *   pmi_probe nodemap             print the manager's node of every rank
  *   pmi_probe exit R CODE         rank R exits with CODE; the others wait in a barrier
  *   pmi_probe signal R SIG        rank R raises SIG; the others wait in a barrier
  *   pmi_probe nofinalize R        rank R exits 0 without finalize; the others wait
@@ -20,12 +24,14 @@
 #include "config.h"
 
 #include "base/pmi.h"
+#include "base/tunables.h"
 
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct faro_pmi_info info;
@@ -48,16 +54,60 @@ static int probe_kvs(void)
     for (int r = 0; r < info.size; r++) {
         snprintf(key, sizeof key, "probe-%d", r);
         snprintf(want, sizeof want, "value of rank %d with spaces=and%%signs", r);
-        if (faro_pmi_get(key, val, sizeof val) < 0 || strcmp(val, want) != 0)
+        if (faro_pmi_get_from(r, key, val, sizeof val) < 0 || strcmp(val, want) != 0)
             probe_die("get returned a wrong value");
     }
-    if (faro_pmi_get("no-such-key", val, sizeof val) == 0)
+    if (faro_pmi_get_from(0, "no-such-key", val, sizeof val) == 0 ||
+        faro_pmi_get("no-such-key", val, sizeof val) == 0)
         probe_die("get of a missing key succeeded");
     if (faro_pmi_barrier() < 0)
         probe_die("second barrier failed");
     printf("rank %d of %d: kvs ok (kvsname %s, keylen %d, vallen %d)\n", info.rank, info.size,
            info.kvsname, info.key_max, info.val_max);
+    printf("rank %d: protocol %s\n", info.rank, info.protocol);
     return 0;
+}
+
+static double probe_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* A barrier is a barrier: no rank leaves it before the late one arrived. */
+static void probe_barrier(int late, int seconds)
+{
+    if (faro_pmi_barrier() < 0) /* everyone started: the clock below is fair */
+        probe_die("first barrier failed");
+    double t0 = probe_now();
+    if (info.rank == late)
+        sleep((unsigned)seconds);
+    if (faro_pmi_barrier() < 0)
+        probe_die("barrier failed");
+    double waited = probe_now() - t0;
+    if (waited < 0.8 * seconds) {
+        fprintf(stderr, "pmi_probe: rank %d: the barrier returned after %.2f s, before rank %d "
+                "arrived (%d s late)\n", info.rank, waited, late, seconds);
+        exit(99);
+    }
+    printf("rank %d: barrier ok (%s, waited %.1f s)\n", info.rank, info.protocol, waited);
+}
+
+static void probe_nodemap(void)
+{
+    int *node = calloc((size_t)info.size, sizeof *node);
+    if (!node)
+        probe_die("out of memory");
+    if (faro_pmi_node_map(node) < 0) {
+        printf("rank %d: nodemap none\n", info.rank);
+    } else {
+        printf("rank %d: nodemap", info.rank);
+        for (int r = 0; r < info.size; r++)
+            printf(" %d", node[r]);
+        printf("\n");
+    }
+    free(node);
 }
 
 int main(int argc, char **argv)
@@ -65,9 +115,13 @@ int main(int argc, char **argv)
     char err[512];
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
-        fprintf(stderr, "usage: pmi_probe MODE ARGS... (modes: kvs exit signal nofinalize abort "
-                        "sleep env stdin lines shm)\n");
+        fprintf(stderr, "usage: pmi_probe MODE ARGS... (modes: kvs barrier nodemap exit signal "
+                        "nofinalize abort sleep env stdin lines shm appnum)\n");
         return 2;
+    }
+    if (faro_tunables_load(err, sizeof err) < 0) {
+        fprintf(stderr, "pmi_probe: %s\n", err);
+        return 98;
     }
     if (faro_pmi_init(&info, err, sizeof err) < 0) {
         fprintf(stderr, "pmi_probe: %s\n", err);
@@ -79,6 +133,10 @@ int main(int argc, char **argv)
 
     if (strcmp(mode, "kvs") == 0) {
         probe_kvs();
+    } else if (strcmp(mode, "barrier") == 0) {
+        probe_barrier(a1, a2);
+    } else if (strcmp(mode, "nodemap") == 0) {
+        probe_nodemap();
     } else if (strcmp(mode, "exit") == 0 || strcmp(mode, "signal") == 0 ||
                strcmp(mode, "nofinalize") == 0 || strcmp(mode, "abort") == 0) {
         if (!me) {
@@ -95,6 +153,8 @@ int main(int argc, char **argv)
         probe_die("abort returned");
     } else if (strcmp(mode, "sleep") == 0) {
         sleep((unsigned)a1);
+    } else if (strcmp(mode, "appnum") == 0) {
+        printf("rank %d of %d: appnum %d\n", info.rank, info.size, info.appnum);
     } else if (strcmp(mode, "env") == 0) {
         for (int i = 2; i < argc; i++) {
             const char *v = getenv(argv[i]);

@@ -25,7 +25,7 @@ expect() {
 expect fail "FARO_EAGER_LIMIT=12x is invalid: expected a size in bytes" FARO_EAGER_LIMIT=12x
 expect fail "FARO_WAIT_POLICY=fast is invalid: expected one of spin, yield, auto" \
     FARO_WAIT_POLICY=fast
-expect fail "FARO_TRANSPORTS=tcp,bogus: unknown transport 'bogus' (built in: self, shm, tcp)" \
+expect fail "FARO_TRANSPORTS=tcp,bogus: unknown transport 'bogus' (built in: self, shm, tcp" \
     FARO_TRANSPORTS=tcp,bogus
 expect fail "FARO_TCP_IF=nosuch0 matches no" FARO_TRANSPORTS=tcp FARO_TCP_IF=nosuch0
 expect ok "FARO_EAGR_LIMIT is not a Faro tunable (did you mean FARO_EAGER_LIMIT?)" \
@@ -35,6 +35,21 @@ expect ok "FARO_EAGR_LIMIT is not a Faro tunable (did you mean FARO_EAGER_LIMIT?
 expect ok "transport tcp is in FARO_TRANSPORTS but unusable here: FARO_TCP_IF=nosuch0" \
     FARO_TCP_IF=nosuch0
 grep -q "Bad file descriptor" "$OUT.err" && fail "FARO_TCP_IF=nosuch0: a warning about a closed descriptor"
+# verbs where it cannot work (no RDMA device): listed alone, MPI_Init fails
+# with faro_info's reason and no claim that other transports carry the
+# traffic; listed with others, the job runs and says once that they do.
+line=$(./faro_info --transports 2>/dev/null | grep "^  verbs ")
+case $line in
+*" unusable: "*)
+    why=${line#*unusable: }
+    expect fail "verbs: $why" FARO_TRANSPORTS=verbs
+    grep -q "other listed transports carry" "$OUT.err" &&
+        fail "FARO_TRANSPORTS=verbs: a warning that other transports carry its traffic"
+    expect ok "transport verbs is in FARO_TRANSPORTS but unusable here: $why" \
+        FARO_TRANSPORTS=verbs,shm,tcp
+    ;;
+*) echo "skip: verbs unusable checks (verbs ${line:+is usable here}${line:-is not built})" ;;
+esac
 # A /dev/shm too small for the queues: shm says so and names the fix; with only
 # shm allowed the job cannot start, with the default list it goes over tcp.
 # Needs a private mount namespace (root): skipped where unshare cannot make one.

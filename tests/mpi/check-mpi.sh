@@ -5,7 +5,9 @@
 # of run-testlist's matrix; then, when faro_info shows the ofi transport
 # usable, the same lists under the ofi configuration (tcp;ofi_rxm) and
 # tests/mpi/ofi-testlist under the other ofi configurations (forced get and
-# put, the shm and sockets providers).
+# put, the shm and sockets providers); and when it shows the verbs transport
+# usable (an RDMA device), the lists under the verbs configuration and
+# ofi-testlist under verbs-get, verbs-put and verbs-srq.
 #   TESTLIST_CONFIGS=shm,tcp   run only these configurations, on every list
 #   TESTLIST_MPIEXEC=CMD       use another launcher command
 # automake's test harness runs this from the top build directory and
@@ -40,5 +42,12 @@ if "$top_builddir/faro_info" --transports 2>/dev/null | grep -q '^  ofi  *usable
     run --config ofi-get,ofi-put,ofi-shm,ofi-sockets "$srcdir/tests/mpi/ofi-testlist" || status=1
 else
     echo "check-mpi.sh: the ofi transport is not built or not usable here: its configurations are skipped"
+fi
+if "$top_builddir/faro_info" --transports 2>/dev/null | grep -q '^  verbs  *usable'; then
+    # shellcheck disable=SC2086
+    run --config verbs $lists || status=1
+    run --config verbs-get,verbs-put,verbs-srq "$srcdir/tests/mpi/ofi-testlist" || status=1
+else
+    echo "check-mpi.sh: the verbs transport is not built or has no RDMA device here: its configurations are skipped (verbs-standin-mpi.sh runs ofi-testlist over the stand-in)"
 fi
 exit $status

@@ -209,9 +209,15 @@ int main(int argc, char **argv)
                   lsize);
         if (dying) {
             int v = val(gid, lrank, 0), got = -1;
-            for (int r = 0; lrank == 0 && r < rsize; r++)
-                TU_CHECK(MPI_Sendrecv(&v, 1, MPI_INT, r, 1, &got, 1, MPI_INT, r, 1, ic,
-                                      MPI_STATUS_IGNORE));
+            /* A synchronous send: the message has reached rank r before this
+             * process dies (a buffered one may still sit in the transport's
+             * send queue at _exit, and r would rightly see a lost peer). */
+            for (int r = 0; lrank == 0 && r < rsize; r++) {
+                MPI_Request rq;
+                TU_CHECK(MPI_Irecv(&got, 1, MPI_INT, r, 1, ic, &rq));
+                TU_CHECK(MPI_Ssend(&v, 1, MPI_INT, r, 1, ic));
+                TU_CHECK(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+            }
             if (lrank == 0) {
                 fprintf(stderr, "dyn_pair: rank 0 of the accepting job ends now, on purpose\n");
                 _exit(3);

@@ -356,6 +356,8 @@ static const struct {
 static void replace_noop(void)
 {
     struct { double v; int i; } a[5], b[5], c[5];
+    memset(a, 0, sizeof a); /* the padding too: b is compared with memcmp */
+    memset(b, 0, sizeof b);
     for (int k = 0; k < 5; k++) {
         a[k].v = k;
         a[k].i = k;

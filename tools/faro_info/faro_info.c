@@ -7,16 +7,21 @@
  * current value. `--man` writes faro-tunables(7). `--map -n N` prints the
  * placement N ranks of one node would get (affinity/affinity.h), binding nothing.
  * `--coll` lists the collective algorithms and the selection rules in effect
- * (coll/select.h), in the FARO_COLL_TUNING_FILE format.
+ * (coll/select.h), in the FARO_COLL_TUNING_FILE format. `--pmi` says which
+ * process manager protocol MPI_Init would speak here, and why (base/pmi.h).
+ * `--prefix` prints where the installation is (paths.c); `--parsable` prints
+ * everything as KEY:VALUE lines for scripts (parsable.c).
  */
 #include "config.h"
 #include "affinity.h"
+#include "faro_info.h"
 #include "man_tunables.h"
 #include "base/log.h"
 #include "base/tunables.h"
 #include "select.h"
 #include "transport.h"
 #include "base/netif.h"
+#include "base/pmi.h"
 
 #include <fcntl.h>
 #include <stdint.h>
@@ -26,7 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { SHOW_VERSION = 1, SHOW_TRANSPORTS = 2, SHOW_TUNABLES = 4, SHOW_NETWORK = 8 };
+enum { SHOW_VERSION = 1, SHOW_TRANSPORTS = 2, SHOW_TUNABLES = 4, SHOW_NETWORK = 8,
+       SHOW_PMI = 16 };
 
 static void usage(FILE *out)
 {
@@ -38,9 +44,13 @@ static void usage(FILE *out)
           "      --tunables    only the tunables\n"
           "      --transports  only the transports\n"
           "      --network     only the network interfaces TCP would use, and why\n"
+          "      --pmi         only the process manager protocol MPI_Init would use, and why\n"
           "      --man         print the faro-tunables(7) man page (roff)\n"
           "      --coll        the collective algorithms and the selection rules in effect\n"
           "                    (after FARO_COLL_TUNING_FILE), as a tuning file to edit\n"
+          "      --parsable    everything as KEY:VALUE lines, one a line, for scripts\n"
+          "      --prefix      the directory Faro is installed in (FARO_PREFIX, else where\n"
+          "                    this program is, else the configured prefix)\n"
           "      --map -n N [--map-by X] [--bind-to Y] [--cpus-per-rank K] [--topology SPEC]\n"
           "                    [--nic NAME]\n"
           "                    print the placement N ranks of one node would get, one line\n"
@@ -50,9 +60,23 @@ static void usage(FILE *out)
           "  -h, --help        this text\n"
           "  -V, --version     the version only\n"
           "\n"
-          "Without options it prints the version, the transports, the network interfaces\n"
-          "and a one-line summary of each tunable. See faro_info(1) and faro-tunables(7).\n",
+          "Without options it prints the version, the process manager protocol, the\n"
+          "transports, the network interfaces and a one-line summary of each tunable.\n"
+          "See faro_info(1) and faro-tunables(7).\n",
           out);
+}
+
+/* The protocol MPI_Init would speak with the process manager here; nothing
+ * is connected. */
+static void show_pmi(void)
+{
+    char why[512];
+    const char *proto = faro_pmi_choose(why, sizeof why);
+    printf("Process manager (protocols built: %s):\n", faro_pmi_built());
+    if (proto)
+        printf("  here: %s, because %s\n\n", proto, why);
+    else
+        printf("  here: none usable: %s\n\n", why);
 }
 
 /* Sizes the way users write them: 64k rather than 65536. */
@@ -160,40 +184,57 @@ static void print_note(const char *note)
     }
 }
 
-static void show_transports(void)
+void faro_info_probe_env_init(struct faro_info_probe_env *s)
 {
-    char jobid[64];
-    uint8_t key[16];
-    int node_of[1] = {0}, local_ranks[1] = {0};
     long ncores = sysconf(_SC_NPROCESSORS_ONLN);
-    snprintf(jobid, sizeof jobid, "faro-info-%ld", (long)getpid());
-    make_job_key(key, sizeof key);
-
-    faro_tp_env_t env = {
-        .rank = 0, .size = 1, .node_of = node_of,
-        .local_rank = 0, .local_size = 1, .local_ranks = local_ranks,
-        .jobid = jobid, .job_key = key, .job_key_len = sizeof key,
+    memset(s, 0, sizeof *s);
+    snprintf(s->jobid, sizeof s->jobid, "faro-info-%ld", (long)getpid());
+    make_job_key(s->key, sizeof s->key);
+    s->env = (faro_tp_env_t){
+        .rank = 0, .size = 1, .node_of = s->node_of,
+        .local_rank = 0, .local_size = 1, .local_ranks = s->local_ranks,
+        .jobid = s->jobid, .job_key = s->key, .job_key_len = sizeof s->key,
         .ncores = ncores > 0 ? (int)ncores : 1,
         .core = NULL, .ep_lost = no_ep_lost,
     };
+}
+
+int faro_info_probe(const faro_tp_ops_t *ops, faro_tp_env_t *env, faro_tp_t **tp,
+                    faro_tp_attr_t *attr, char *why, size_t whylen)
+{
+    *tp = NULL;
+    why[0] = '\0';
+    memset(attr, 0, sizeof *attr);
+    int rc = ops->init(tp, env, attr, why, whylen);
+    /* wireup_done may narrow the attributes (e.g. a failed CMA probe) and
+     * removes names a transport published, so nothing is left behind. */
+    if (rc == FARO_TP_OK && ops->wireup_done(*tp) < 0) {
+        snprintf(why, whylen, "wire-up failed after a successful init");
+        rc = FARO_TP_ERR;
+        ops->finalize(*tp);
+    }
+    return rc;
+}
+
+const struct faro_info_optional_tp faro_info_optional_tps[] = {
+    {"ofi", FARO_OFI_NOT_BUILT},
+    {"verbs", FARO_VERBS_NOT_BUILT},
+    {NULL, NULL},
+};
+
+static void show_transports(void)
+{
+    struct faro_info_probe_env pe;
+    faro_info_probe_env_init(&pe);
     const char *allowed = faro_tun_str(FARO_TUN_TRANSPORTS);
 
     printf("Transports (compiled in, in order of preference; probed as a singleton):\n");
     for (int i = 0; faro_transports[i]; i++) {
         const faro_tp_ops_t *ops = faro_transports[i];
-        faro_tp_t *tp = NULL;
+        faro_tp_t *tp;
         faro_tp_attr_t attr;
-        char why[4096] = "";
-        memset(&attr, 0, sizeof attr);
-
-        int rc = ops->init(&tp, &env, &attr, why, sizeof why);
-        /* wireup_done may narrow the attributes (e.g. a failed CMA probe) and
-         * removes names a transport published, so nothing is left behind. */
-        if (rc == FARO_TP_OK && ops->wireup_done(tp) < 0) {
-            snprintf(why, sizeof why, "wire-up failed after a successful init");
-            rc = FARO_TP_ERR;
-            ops->finalize(tp);
-        }
+        char why[4096];
+        int rc = faro_info_probe(ops, &pe.env, &tp, &attr, why, sizeof why);
         printf("  %-6s ", ops->name);
         if (rc == FARO_TP_OK) {
             printf("usable");
@@ -209,6 +250,10 @@ static void show_transports(void)
             printf("unusable: init failed (%d)%s%s\n", rc, why[0] ? ": " : "", why);
         }
     }
+    for (int i = 0; faro_info_optional_tps[i].name; i++)
+        if (faro_info_optional_tps[i].not_built[0])
+            printf("  %-6s not built: %s\n", faro_info_optional_tps[i].name,
+                   faro_info_optional_tps[i].not_built);
     printf("\n");
 }
 
@@ -354,7 +399,7 @@ static int show_map(int nranks, const char *map_by, const char *bind_to, const c
 
 int main(int argc, char **argv)
 {
-    int what = 0, all = 0, man = 0, map = 0, nranks = 0, coll = 0;
+    int what = 0, all = 0, man = 0, map = 0, nranks = 0, coll = 0, parsable = 0, prefix = 0;
     const char *map_opt[5] = {NULL}; /* map-by, bind-to, cpus-per-rank, topology, nic */
     static const char *const map_opt_names[5] = {"--map-by", "--bind-to", "--cpus-per-rank",
                                                  "--topology", "--nic"};
@@ -390,10 +435,16 @@ int main(int argc, char **argv)
             what |= SHOW_TRANSPORTS;
         else if (!strcmp(a, "--network"))
             what |= SHOW_NETWORK;
+        else if (!strcmp(a, "--pmi"))
+            what |= SHOW_PMI;
         else if (!strcmp(a, "--man"))
             man = 1;
         else if (!strcmp(a, "--coll"))
             coll = 1;
+        else if (!strcmp(a, "--parsable"))
+            parsable = 1;
+        else if (!strcmp(a, "--prefix"))
+            prefix = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
@@ -402,8 +453,9 @@ int main(int argc, char **argv)
             return 0;
         } else {
             fprintf(stderr, "faro_info: unknown option '%s'; allowed: --all, --tunables, "
-                            "--transports, --network, --man, --coll, --map (with -n, --map-by, --bind-to, "
-                            "--cpus-per-rank, --topology, --nic), --help, --version\n", a);
+                            "--transports, --network, --pmi, --man, --coll, --parsable, --prefix, "
+                            "--map (with -n, --map-by, --bind-to, --cpus-per-rank, --topology, "
+                            "--nic), --help, --version\n", a);
             return 2;
         }
     }
@@ -412,10 +464,19 @@ int main(int argc, char **argv)
         faro_tunables_man(stdout, PACKAGE_VERSION);
         return fflush(stdout) == 0 ? 0 : 1;
     }
+    char err[PATH_MAX + 256];
+    if (prefix) {
+        struct faro_info_paths p;
+        if (faro_info_paths(&p, err, sizeof err) != 0) {
+            faro_error("%s", err);
+            return 1;
+        }
+        printf("%s\n", p.prefix);
+        return fflush(stdout) == 0 ? 0 : 1;
+    }
     if (what == 0)
-        what = SHOW_VERSION | SHOW_TRANSPORTS | SHOW_NETWORK | SHOW_TUNABLES;
+        what = SHOW_VERSION | SHOW_PMI | SHOW_TRANSPORTS | SHOW_NETWORK | SHOW_TUNABLES;
 
-    char err[512];
     if (faro_tunables_load(err, sizeof err) != 0) {
         faro_error("%s", err);
         return 1;
@@ -449,11 +510,25 @@ int main(int argc, char **argv)
         return 2;
     }
 
+    struct faro_info_paths paths;
+    if ((what & SHOW_VERSION) || parsable) {
+        if (faro_info_paths(&paths, err, sizeof err) != 0) {
+            faro_error("%s", err);
+            return 1;
+        }
+    }
+    if (parsable)
+        return faro_info_parsable(&paths);
     if (what & SHOW_VERSION) {
         printf("Faro %s\n", PACKAGE_VERSION);
+        printf("  prefix:        %s (from %s)\n", paths.prefix, paths.from);
+        printf("  configured:    %s\n", FARO_CONFIGURE_ARGS[0] ? FARO_CONFIGURE_ARGS
+                                                               : "(no arguments)");
         printf("  build options: %s\n", FARO_BUILD_OPTIONS);
         printf("  built with:    %s\n\n", FARO_BUILD_CC);
     }
+    if (what & SHOW_PMI)
+        show_pmi();
     fflush(stdout); /* keep order with anything a transport prints on stderr */
     if (what & SHOW_TRANSPORTS)
         show_transports();

@@ -102,7 +102,7 @@ void faro_tunables_man(FILE *out, const char *version)
           "Every setting of Faro is an environment variable named\n"
           ".BR FARO_ \\fIAREA\\fR_\\fINAME\\fR.\n"
           "They are read once, by\n"
-          ".BR MPI_Init (3)\n"
+          ".B MPI_Init\n"
           "and by\n"
           ".BR faro_info (1),\n"
           "and are checked against the table below.\n"

@@ -1,14 +1,15 @@
 #!/bin/sh
 # Checks faro_info against the tunables table: every tunable is listed, a set
 # value shows up, a bad value exits 1 with the library's message, the
-# transports section names every compiled-in transport, and --man matches the
-# generated man/faro-tunables.7. Run from the top of the build tree.
+# transports section names every compiled-in transport, --parsable and
+# --prefix answer for scripts, and --man matches the generated
+# man/faro-tunables.7. Run from the top of the build tree.
 #   exit 0 pass, 1 fail, 99 hard error
 
 srcdir=${srcdir:-.}
 info=./faro_info
 [ -x "$info" ] || { echo "ERROR: $info is missing; run make first" >&2; exit 99; }
-defs="$srcdir/src/runtime/tunables.def $srcdir/transports/*/*_tunables.def $srcdir/affinity/affinity_tunables.def $srcdir/coll/coll_tunables.def $srcdir/tools/tools_tunables.def"
+defs="$srcdir/src/runtime/tunables.def $srcdir/base/pmi_tunables.def $srcdir/transports/*/*_tunables.def $srcdir/affinity/affinity_tunables.def $srcdir/coll/coll_tunables.def $srcdir/tools/tools_tunables.def"
 
 failures=0
 fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
@@ -22,6 +23,11 @@ for id in $(cat $defs | sed -n 's/^FARO_TUNABLE(\([A-Z0-9_]*\),.*/\1/p'); do
     echo "$out" | grep -q "^  FARO_$id = " || fail "FARO_$id is not listed"
 done
 echo "$out" | grep -q "^Faro " || fail "no version line"
+# The process manager protocol MPI_Init would speak, and why.
+echo "$out" | grep -q "^  here: singleton, because no process manager" ||
+    fail "the process manager protocol is not shown (singleton here)"
+out2=$(FARO_PMI=pmi2 "$info" --pmi)
+echo "$out2" | grep -q "^  here: pmi2, because FARO_PMI=pmi2" || fail "FARO_PMI=pmi2 not shown: $out2"
 echo "$out" | grep -q "^  self  *usable" || fail "the self transport is not shown usable"
 for tp in shm tcp; do
     echo "$out" | grep -Eq "^  $tp  *(usable|unusable: .)" || fail "transport $tp is not reported"
@@ -39,6 +45,19 @@ if echo "$out" | grep -q "ofi transport built"; then
     err=$(FARO_OFI_PROVIDER=no-such-provider "$info" --transports)
     echo "$err" | grep -q "^  ofi  *unusable: FARO_OFI_PROVIDER=no-such-provider: no such provider here" ||
         fail "an unknown FARO_OFI_PROVIDER is not reported: $(echo "$err" | grep "  ofi ")"
+fi
+
+# verbs, when built: usable with the device it chose, or one line saying why not
+# (on a machine whose kernel has no RDMA: that, naming the sysfs class).
+if echo "$out" | grep -q "verbs transport built"; then
+    echo "$out" | grep -Eq "^  verbs  *(usable|unusable: .)" || fail "transport verbs is not reported"
+    if echo "$out" | grep -q "^  verbs  *usable"; then
+        echo "$out" | grep -Eq "^ +chosen: .* port [0-9]+, address " ||
+            fail "verbs is usable but faro_info does not say which device port it chose"
+    elif [ ! -e /sys/class/infiniband_verbs ]; then
+        echo "$out" | grep -q "^  verbs  *unusable: no RDMA device: this kernel offers no RDMA to programs (/sys/class/infiniband_verbs does not exist" ||
+            fail "verbs: the reason does not say that the kernel has no RDMA: $(echo "$out" | grep "^  verbs ")"
+    fi
 fi
 
 out=$(FARO_EAGER_LIMIT=16k "$info" --tunables) || fail "a good value was refused"
@@ -87,6 +106,46 @@ if "$info" --all | grep -q 'hwloc=yes'; then
 else
     "$info" --map -n 1 >/dev/null 2>&1 && fail "--map succeeded without hwloc"
 fi
+
+# --parsable: KEY:VALUE lines for scripts; every tunable with its value,
+# default and whether it is set; the version; the configure arguments (those
+# config.status reports); each transport built or why not, usable or why not.
+out=$(FARO_EAGER_LIMIT=16k "$info" --parsable) || fail "faro_info --parsable exited $?"
+echo "$out" | grep -vq '^[a-z][a-z_]*\(:[A-Za-z0-9_]*\)*:' &&
+    fail "--parsable printed a line that is not KEY:VALUE: $(echo "$out" | grep -v '^[a-z][a-z_]*\(:[A-Za-z0-9_]*\)*:' | head -n 3)"
+echo "$out" | grep -qx "version:$("$info" --version | sed 's/.* //')" || fail "--parsable: no version line"
+# shellcheck disable=SC2086
+for id in $(cat $defs | sed -n 's/^FARO_TUNABLE(\([A-Z0-9_]*\),.*/\1/p'); do
+    for k in value default set; do
+        echo "$out" | grep -q "^tunable:FARO_$id:$k:" || fail "--parsable lacks tunable:FARO_$id:$k"
+    done
+done
+echo "$out" | grep -qx "tunable:FARO_EAGER_LIMIT:value:16k" || fail "--parsable: FARO_EAGER_LIMIT=16k not shown"
+echo "$out" | grep -qx "tunable:FARO_EAGER_LIMIT:set:yes" || fail "--parsable: FARO_EAGER_LIMIT not shown set"
+echo "$out" | grep -qx "tunable:FARO_WAIT_POLICY:set:no" || fail "--parsable: FARO_WAIT_POLICY shown set"
+if [ -x ./config.status ]; then
+    want=$(./config.status --config | tr -d "'")
+    got=$(echo "$out" | sed -n 's/^build:configure://p' | tr -d "'")
+    [ "$got" = "$want" ] || fail "--parsable build:configure is '$got'; config.status says '$want'"
+fi
+for tp in self shm tcp; do
+    echo "$out" | grep -qx "transport:$tp:built:yes" || fail "--parsable: transport $tp not built"
+    echo "$out" | grep -Eqx "transport:$tp:usable:(yes|no)" || fail "--parsable: transport $tp usable?"
+done
+echo "$out" | grep -qx "transport:self:usable:yes" || fail "--parsable: self not usable"
+for tp in ofi verbs; do
+    if echo "$out" | grep -qx "transport:$tp:built:no"; then
+        echo "$out" | grep -q "^transport:$tp:not_built:." || fail "--parsable: $tp not built, no reason"
+    else
+        echo "$out" | grep -qx "transport:$tp:built:yes" || fail "--parsable: transport $tp neither built nor not"
+    fi
+done
+echo "$out" | grep -q "^path:prefix:/" || fail "--parsable: no path:prefix"
+echo "$out" | grep -Eqx "path:prefix_source:(FARO_PREFIX|location|configure)" || fail "--parsable: no path:prefix_source"
+p=$("$info" --prefix) || fail "faro_info --prefix exited $?"
+echo "$out" | grep -qxF "path:prefix:$p" || fail "--prefix ($p) differs from --parsable's path:prefix"
+"$info" | grep -qF "  prefix:        $p (from " || fail "the version section does not show the prefix"
+"$info" | grep -q "^  configured:    " || fail "the version section does not show the configure arguments"
 
 if [ -f man/faro-tunables.7 ]; then
     "$info" --man | cmp -s - man/faro-tunables.7 || fail "--man differs from man/faro-tunables.7"

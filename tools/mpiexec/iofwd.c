@@ -7,6 +7,11 @@
  * mpiexec is the only writer of its stdout and stderr and writes what it
  * queued in order, so lines of different ranks never mix.
  *
+ * A rank's stream may also go to a file on its own host (-outfile-pattern,
+ * -errfile-pattern, --output-filename): the raw bytes, untagged, as the rank
+ * wrote them; lines go on to mpiexec too only with --output-filename
+ * (without :nocopy).
+ *
  * mpiexec writes without blocking: to a pipe, a socket or a terminal only
  * when poll() says there is room, at most PIPE_BUF bytes at a time (which
  * the kernel then takes whole); to a file at once. Output to a closed pipe
@@ -18,19 +23,23 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Reads per wakeup, so one chatty rank cannot starve the others. */
 #define IO_READS_PER_WAKEUP 4
 #define IO_CHUNK (64 * 1024)
 
-/* The tag of a rank's lines: %r its rank, %h its host, %% a percent sign. */
-static void io_prefix(const struct mpx_job *job, int rank, char *out, size_t len)
+/* pattern with %r the rank, %h its host, %% a percent sign: a line's tag,
+ * or the name of an output file. */
+static void io_expand(const struct mpx_job *job, const char *pattern, int rank, char *out,
+                      size_t len)
 {
     char host[256];
     if (job->hostname)
@@ -40,7 +49,7 @@ static void io_prefix(const struct mpx_job *job, int rank, char *out, size_t len
     host[sizeof host - 1] = 0;
     size_t o = 0;
     out[0] = 0;
-    for (const char *p = job->tag; p && *p && o + 1 < len; p++) {
+    for (const char *p = pattern; p && *p && o + 1 < len; p++) {
         if (p[0] == '%' && (p[1] == 'r' || p[1] == 'h' || p[1] == '%')) {
             if (p[1] == 'r')
                 o += (size_t)snprintf(out + o, len - o, "%d", rank);
@@ -65,30 +74,84 @@ void mpx_stream_init(struct mpx_job *job, struct mpx_stream *s, int fd, int dest
     s->rank = rank;
     s->midline = 0;
     s->len = 0;
-    io_prefix(job, rank, s->prefix, sizeof s->prefix);
+    io_expand(job, job->tag, rank, s->prefix, sizeof s->prefix);
     s->plen = strlen(s->prefix);
+}
+
+/* mkdir -p of path's directories (not of its last part). */
+static int io_mkdirs(char *path)
+{
+    for (char *p = path + 1; (p = strchr(p, '/')); p++) {
+        *p = 0;
+        int rc = mkdir(path, 0755);
+        *p = '/';
+        if (rc < 0 && errno != EEXIST)
+            return -1;
+    }
+    return 0;
+}
+
+int mpx_stream_files(struct mpx_job *job, struct mpx_rank *r, char *err, size_t errlen)
+{
+    const struct mpx_opts *o = &job->opts;
+    struct mpx_stream *st[2] = { &r->out, &r->err };
+    const char *pattern[2] = { o->outfile_pattern, o->errfile_pattern };
+    for (int i = 0; i < 2; i++) {
+        char path[PATH_MAX];
+        st[i]->file_fd = -1;
+        st[i]->forward = 1;
+        if (o->output_dir) {
+            snprintf(path, sizeof path, "%s/1/rank.%d/%s", o->output_dir, r->rank,
+                     i ? "stderr" : "stdout");
+            st[i]->forward = o->output_copy;
+        } else if (pattern[i]) {
+            io_expand(job, pattern[i], r->rank, path, sizeof path);
+            st[i]->forward = 0;
+        } else {
+            continue;
+        }
+        if ((o->output_dir && io_mkdirs(path) < 0) ||
+            (st[i]->file_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) < 0) {
+            snprintf(err, errlen, "cannot write rank %d's %s to %s: %s", r->rank,
+                     i ? "stderr" : "stdout", path, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* Pass buf[0, n) on: complete lines, or one piece of an overlong/final line,
  * each behind its tag, in chunks of whole lines. */
 static void io_emit(struct mpx_job *job, struct mpx_stream *s, size_t n)
 {
-    static char chunk[IO_CHUNK + sizeof s->prefix];
-    size_t used = 0;
+    static char chunk[IO_CHUNK + sizeof s->prefix + 32];
+    char tag[sizeof s->prefix + 32];
+    size_t used = 0, tlen = 0;
+    if (job->opts.timestamp) { /* when the node read the lines */
+        struct timespec ts;
+        struct tm tm;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        localtime_r(&ts.tv_sec, &tm);
+        tlen = strftime(tag, sizeof tag, "[%Y-%m-%d %H:%M:%S", &tm);
+        tlen += (size_t)snprintf(tag + tlen, sizeof tag - tlen, ".%03ld] ",
+                                 ts.tv_nsec / 1000000);
+    }
+    memcpy(tag + tlen, s->prefix, s->plen);
+    tlen += s->plen;
     const char *p = s->buf, *end = s->buf + n;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *stop = nl ? nl + 1 : end;
-        size_t len = (size_t)(stop - p), pre = s->midline ? 0 : s->plen;
+        size_t len = (size_t)(stop - p), pre = s->midline ? 0 : tlen;
         if (used && used + pre + len > IO_CHUNK) {
             mpx_output(job, s->dest, chunk, used);
             used = 0;
         }
         if (pre + len > IO_CHUNK) { /* a piece as long as the buffer: on its own */
-            mpx_output(job, s->dest, s->prefix, pre);
+            mpx_output(job, s->dest, tag, pre);
             mpx_output(job, s->dest, p, len);
         } else {
-            memcpy(chunk + used, s->prefix, pre);
+            memcpy(chunk + used, tag, pre);
             memcpy(chunk + used + pre, p, len);
             used += pre + len;
         }
@@ -131,6 +194,34 @@ void mpx_stream_close(struct mpx_job *job, struct mpx_stream *s)
     }
     close(s->fd);
     s->fd = -1;
+    if (s->file_fd >= 0)
+        close(s->file_fd);
+    s->file_fd = -1;
+}
+
+/* The raw bytes into the stream's file; a full disk loses the rest of it
+ * (said once), never the job. */
+static void io_to_file(struct mpx_job *job, struct mpx_stream *s, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(s->file_fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            char msg[200];
+            int len = snprintf(msg, sizeof msg, "mpiexec: rank %d: writing its %s to its "
+                               "output file failed: %s; the rest goes to %s\n", s->rank,
+                               s->dest == 1 ? "stdout" : "stderr", strerror(errno),
+                               s->dest == 1 ? "mpiexec's stdout" : "mpiexec's stderr");
+            mpx_output(job, 2, msg, (size_t)len);
+            close(s->file_fd);
+            s->file_fd = -1;
+            s->forward = 1;
+            return;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
 }
 
 void mpx_stream_read(struct mpx_job *job, struct mpx_stream *s, int all)
@@ -138,6 +229,10 @@ void mpx_stream_read(struct mpx_job *job, struct mpx_stream *s, int all)
     for (int i = 0; (all || i < IO_READS_PER_WAKEUP) && s->fd >= 0; i++) {
         ssize_t n = read(s->fd, s->buf + s->len, sizeof s->buf - s->len);
         if (n > 0) {
+            if (s->file_fd >= 0)
+                io_to_file(job, s, s->buf + s->len, (size_t)n);
+            if (!s->forward)
+                continue;
             s->len += (size_t)n;
             io_flush_lines(job, s);
         } else if (n == 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)) {
@@ -213,6 +308,8 @@ void mpx_output(struct mpx_job *job, int dest, const char *p, size_t n)
     }
     if (n == 0)
         return;
+    if (dest == 2)
+        mpx_hang_feed(job, p, n);
     /* stderr and stdout keep their own order; mpiexec's own messages go
      * straight to stderr, so flush what is queued there first. */
     mpx_buf_put(&job->outq[dest], p, n);

@@ -166,9 +166,8 @@ static int main_setup_hosts(struct mpx_job *job, int in_slurm)
     snprintf(proxy, sizeof proxy, "%s/faro_proxy", dir[0] ? dir : ".");
     job->proxy_path = o->proxy_path ? o->proxy_path : proxy;
     job->fwd_env = main_forward_env(o);
-    job->wdir_given = o->wdir != NULL;
     static char cwd[PATH_MAX];
-    job->wdir = o->wdir ? o->wdir : getcwd(cwd, sizeof cwd);
+    job->wdir = getcwd(cwd, sizeof cwd); /* unless a program has its own -wdir */
     job->tcp_if = getenv("FARO_TCP_IF");
     job->heartbeat_ms = o->heartbeat_ms;
     if (mpx_kids_init(job, 0, job->nhosts) < 0)
@@ -196,6 +195,28 @@ static void main_print_map(const struct mpx_job *job)
         printf("host %s: ranks %s; proxy started by: %s\n", job->hostname[h], ranks, line);
     }
     printf("PMI_process_mapping: %s\n", job->mapping[0] ? job->mapping : "(too irregular)");
+}
+
+/* --display-map: hosts and programs of the ranks, before they start. */
+static void main_display_map(const struct mpx_job *job)
+{
+    char ranks[512], here[256];
+    const struct mpx_opts *o = &job->opts;
+    if (job->nhosts == 0 && gethostname(here, sizeof here))
+        snprintf(here, sizeof here, "localhost");
+    here[sizeof here - 1] = 0;
+    printf("mpiexec: %d rank(s) on %d host(s)\n", job->np, job->nhosts ? job->nhosts : 1);
+    for (int h = 0; h < (job->nhosts ? job->nhosts : 1); h++) {
+        if (job->nhosts)
+            mpx_host_ranks(job, h, ranks, sizeof ranks);
+        else
+            snprintf(ranks, sizeof ranks, job->np > 1 ? "0-%d" : "0", job->np - 1);
+        printf("  host %s: ranks %s\n", job->nhosts ? job->hostname[h] : here, ranks);
+    }
+    for (int k = 0, first = 0; o->napps > 1 && k < o->napps; first += o->apps[k++].np)
+        printf("  program %d (%s): ranks %d-%d\n", k, o->apps[k].argv[0], first,
+               first + o->apps[k].np - 1);
+    fflush(stdout);
 }
 
 static void main_report(const struct mpx_job *job)
@@ -237,18 +258,18 @@ int main(int argc, char **argv)
     job.t_start = mpx_now_ms();
     main_fix_stdio();
     int rc = mpx_opts_parse(argc, argv, &job.opts, &done);
-    struct mpx_opts *o = &job.opts;
-    char err[1200];
-    int spawned = !rc && !done && o->spawned_fd >= 0;
     /* A spawned job comes placed, but starts its proxies as the first did
      * (srun inside an allocation). */
-    int in_slurm = rc || done ? 0 : main_slurm_hosts(o);
+    int in_slurm = rc || done ? 0 : main_slurm_hosts(&job.opts);
     if (in_slurm < 0)
         rc = MPX_EXIT_USAGE;
     if (rc || done) {
-        mpx_opts_free(o);
+        mpx_opts_free(&job.opts);
         return rc;
     }
+    struct mpx_opts *o = &job.opts;
+    char err[1200];
+    int spawned = o->spawned_fd >= 0;
     if (spawned) {
         /* A job MPI_Comm_spawn asked the first mpiexec for (subjob.c): the
          * programs, the universe and the hosts come on the socket. */
@@ -264,12 +285,7 @@ int main(int argc, char **argv)
                     "may have; give -n\n", job.np, MPX_MAX_NP);
             return MPX_EXIT_USAGE;
         }
-        if (!(job.apps = calloc(1, sizeof *job.apps))) {
-            fprintf(stderr, "mpiexec: out of memory\n");
-            return 1;
-        }
-        job.apps[0] = (struct mpx_app){ .argv = o->argv, .np = job.np };
-        job.napps = 1;
+        mpx_apps_resolve(o, job.np);
         job.universe = main_universe(o, job.np);
     }
     int hosts_mode = spawned ? job.nhosts > 0 : o->have_hosts;
@@ -279,14 +295,14 @@ int main(int argc, char **argv)
         fprintf(stderr, "mpiexec: cannot set up the job (no random bytes or no memory)\n");
         return 1;
     }
-    if (hosts_mode && (o->argv || spawned) && main_setup_hosts(&job, in_slurm) < 0) {
+    if (hosts_mode && o->napps && main_setup_hosts(&job, in_slurm) < 0) {
         if (spawned)
             mpx_subjob_failed(&job, "its hosts could not be set up (see above)");
         return MPX_EXIT_USAGE;
     }
     if (o->dry_run) {
         int per_host = job.np;
-        if (o->have_hosts && o->argv) {
+        if (o->have_hosts && o->napps) {
             snprintf(job.addrs, sizeof job.addrs, "ADDRESS:PORT"); /* chosen when it runs */
             main_print_map(&job);
             per_host = 0;
@@ -303,46 +319,53 @@ int main(int argc, char **argv)
         mpx_opts_free(o);
         return rc;
     }
-    for (int a = 0; !hosts_mode && a < job.napps; a++) {
-        const char *dir = job.apps[a].wdir ? job.apps[a].wdir : o->wdir;
-        if ((rc = mpx_check_program((const char *const *)o->prefix, job.apps[a].argv[0], dir,
-                                    err, sizeof err)) != 0) {
+    for (int k = 0; spawned && !hosts_mode && k < o->napps; k++) {
+        /* (the first mpiexec checked them too; said here, a spawn fails alone) */
+        const char *cmd = o->prefix ? o->prefix[0] : o->apps[k].argv[0];
+        if ((rc = mpx_check_command(cmd, o->apps[k].wdir, err, sizeof err)) != 0) {
             fprintf(stderr, "mpiexec: %s\n", err);
-            if (spawned)
-                mpx_subjob_failed(&job, err);
+            mpx_subjob_failed(&job, err);
             mpx_opts_free(o);
             return rc;
         }
+    }
+    if (!spawned && !hosts_mode && (rc = mpx_check_program(o)) != 0) {
+        mpx_opts_free(o);
+        return rc;
     }
     mpx_raise_nofile();
 
     if (!hosts_mode) {
         /* Every rank here, started by mpiexec itself: one node of all. */
         job.nlocal = job.np;
-        job.wdir = o->wdir;
         if (!(job.ranks = calloc((size_t)job.np, sizeof *job.ranks))) {
             fprintf(stderr, "mpiexec: out of memory setting up %d ranks\n", job.np);
             return 1;
         }
         for (int i = 0; i < job.np; i++) {
             job.ranks[i] = (struct mpx_rank){ .rank = i, .local = i, .pmi_fd = -1,
-                                              .stdin_fd = -1, .app = mpx_app_of(&job, i) };
+                                              .stdin_fd = -1, .app = mpx_app_of(o, i) };
             job.ranks[i].out.fd = job.ranks[i].err.fd = -1;
         }
         snprintf(job.mapping, sizeof job.mapping, "(vector,(0,1,%d))", job.np);
         job.heartbeat_ms = MPX_HEARTBEAT_MS;
     }
-    if (!spawned && hosts_mode && o->argv &&
+    if (!spawned && hosts_mode &&
         !(job.host_used = calloc((size_t)job.nhosts, sizeof *job.host_used))) {
         fprintf(stderr, "mpiexec: out of memory for %d hosts\n", job.nhosts);
         return 1;
     }
     for (int r = 0; job.host_used && r < job.np; r++)
         job.host_used[job.host_of[r]]++; /* spawned jobs fill the other slots first */
-    if (mpx_kvs_put_pairs(job.kvs, job.preput) < 0)
+    if (mpx_kvs_put(job.kvs, "PMI_process_mapping", job.mapping) < 0 ||
+        mpx_kvs_put_pairs(job.kvs, job.preput) < 0)
         return 1;
-    if (mpx_kvs_put(job.kvs, "PMI_process_mapping", job.mapping) < 0)
+    if (o->display_map)
+        main_display_map(&job);
+    if (mpx_hang_init(&job) < 0) {
+        fprintf(stderr, "mpiexec: out of memory for %d ranks\n", job.np);
         return 1;
+    }
 
     /* Signals arrive through a descriptor in the poll set; children get the
      * original mask back before exec. */
@@ -408,6 +431,7 @@ int main(int argc, char **argv)
         mpx_clean_shm(&job);
     close(sfd);
     int code = job.exit_code;
+    mpx_hang_free(&job);
     mpx_job_free(&job);
     free(job.agent);
     free(job.fwd_env);

@@ -37,7 +37,8 @@
  * the user's options and the job on a socket pair), with its own key-value
  * space, job key and tree. The answer (SPAWN_RESULT) goes back the same way.
  * The first mpiexec waits for every job it started; a failure of any of them
- * ends them all, as a failed rank ends its job.
+ * ends them all, as a failed rank ends its job. Names (names.c) are the
+ * first mpiexec's too, for every job of the launch.
  *
  * Failure: the root decides. The first failure (a rank's non-zero exit,
  * signal, exit without finalize, abort, a lost host, the timeout, a signal
@@ -74,24 +75,45 @@
 
 enum mpx_env_mode { MPX_ENV_ALL, MPX_ENV_NONE, MPX_ENV_LIST };
 
+/* One program of the job. A command line `A : B` (MPMD) or a config file
+ * gives several; their ranks come in order (A's first), and a rank's
+ * MPI_APPNUM is its program's index. */
+struct mpx_app {
+    int np;              /* its ranks; 0: not given (one program only) */
+    char **argv;         /* program and arguments (NULL-terminated) */
+    char **env;          /* "VAR=VAL" for its ranks only (-x, -env), NULL-terminated */
+    size_t nenv;
+    const char *wdir;    /* its working directory (-wdir), or NULL: the job's */
+};
+
 struct mpx_opts {
-    int np;              /* 0: not given (the slots of the host list, else 1) */
+    int np;              /* the sum of the programs' -n; 0: not given (the slots
+                          * of the host list, else 1) */
     const char *tag;     /* output prefix pattern (%r rank, %h host), or NULL */
     int timeout_s;       /* 0: none */
     int verbose;
-    char **env;          /* "VAR=VAL" set in every rank (-x, -genv), in order given */
+    char **env;          /* "VAR=VAL" set in every rank (-genv), in order given */
     size_t nenv;
     enum mpx_env_mode env_mode; /* what else of mpiexec's environment goes to other hosts */
     char **envlist;      /* -envlist names */
     size_t nenvlist;
-    const char *wdir;    /* -wdir, or NULL */
     char **prefix;       /* exec prefix argv (NULL-terminated), or NULL */
-    char **argv;         /* program and its arguments (NULL-terminated); NULL in a
-                          * dry run without one */
+    struct mpx_app *apps; /* the programs; none in a dry run without one */
+    int napps;
+    char **file_args;    /* words read from -configfile, owned (NULL-terminated) */
     /* Affinity policy passed to the ranks as FARO_* (the library binds at
      * MPI_Init); NULL or 0: not given, the rank's own environment decides. */
     const char *map_by, *bind_to, *topology, *cpus_per_rank;
     int report_bindings;
+    /* Output into files, written on the rank's host: Hydra's -outfile-pattern
+     * and -errfile-pattern (%r rank, %h host; files only), or Open MPI's
+     * --output-filename DIR (DIR/1/rank.N/stdout and stderr, also copied to
+     * mpiexec's own unless :nocopy). NULL: none. */
+    const char *outfile_pattern, *errfile_pattern, *output_dir;
+    int output_copy;
+    int timestamp;       /* --timestamp-output: each line starts with the time */
+    int display_map;     /* --display-map: print the rank -> host map first */
+    int hang_report;     /* --hang-report S (hang.c); 0: only on SIGUSR1 */
     int dry_run;         /* print the placement (faro_info --map) and start nothing */
     /* Hosts: none given (and no Slurm allocation) runs every rank here. */
     struct mpx_hostlist hosts;
@@ -105,17 +127,8 @@ struct mpx_opts {
     int heartbeat_ms;
     int usize;           /* -usize / MPIEXEC_UNIVERSE_SIZE; 0: not given */
     int spawned_fd;      /* --faro-spawned-job FD: this mpiexec runs a spawned job; -1 */
-    char **cmdline;      /* the options as given (argv[1..]), for a spawned job's mpiexec */
+    char **cmdline;      /* the global options as given (argv[1..]), for spawned jobs */
     int ncmdline;
-};
-
-/* One program of a job. A job of the command line has one; a spawned job
- * (MPI_Comm_spawn_multiple) one per command, their ranks in command order;
- * the program's index is its ranks' MPI_APPNUM. */
-struct mpx_app {
-    char **argv;         /* program and arguments (NULL-terminated) */
-    const char *wdir;    /* its working directory; NULL: the job's */
-    int first, np;       /* its ranks: first .. first + np - 1 */
 };
 
 /* A growable byte buffer (encoding frames and key-value data). */
@@ -141,6 +154,8 @@ struct mpx_stream {
     size_t len;
     char prefix[80];     /* the tag in front of each line ("" untagged) */
     size_t plen;
+    int file_fd;         /* a copy of the raw stream goes here; -1: none */
+    int forward;         /* lines go on to mpiexec (0: to the file only) */
     char buf[MPX_OUTBUF];
 };
 
@@ -151,7 +166,7 @@ struct mpx_mcmd;
 struct mpx_rank {
     int rank;            /* in the job */
     int local;           /* among this host's ranks */
-    int app;             /* its program (struct mpx_app) */
+    int app;             /* its program (struct mpx_app), MPI_APPNUM */
     pid_t pid;           /* 0 once reaped */
     int pmi_fd;          /* -1 once closed */
     enum mpx_pmi_state pmi_state;
@@ -201,15 +216,14 @@ struct mpx_stats {
 };
 
 struct mpx_kvs;
+
 struct mpx_subjob;
 
 struct mpx_job {
     struct mpx_opts opts;
     char kvsname[64];
     int np;
-    struct mpx_app *apps;
-    int napps;
-    int universe;        /* MPI_UNIVERSE_SIZE: the slots this launch knows */
+    int universe;        /* MPI_UNIVERSE_SIZE: the slots this launch knows; -1 unknown */
     int spawned;         /* started by MPI_Comm_spawn (PMI_SPAWNED=1 in its ranks) */
     char label[48];      /* "" for the job of the command line, else "spawned job N" */
     char **preput;       /* key, value, ...: in the store before the ranks start */
@@ -220,8 +234,8 @@ struct mpx_job {
     char mapping[1024];  /* PMI_process_mapping, or "" */
     int host;            /* this node's host, -1 at mpiexec */
     const char *tag;     /* output prefix pattern, or NULL */
-    const char *wdir;    /* the ranks' working directory; NULL: the node's own */
-    int wdir_given;      /* -wdir: a directory that does not exist is an error */
+    const char *wdir;    /* the ranks' working directory unless their program has
+                          * its own (-wdir); NULL: the node's own */
     char **fwd_env;      /* "VAR=VAL" mpiexec forwards to the ranks of every host */
     /* This node's own ranks. */
     int nlocal;
@@ -270,6 +284,7 @@ struct mpx_job {
     long long kill_at;   /* monotonic ms to send SIGKILL; 0 none */
     struct mpx_stats stats; /* the subtree's, children's included once DONE */
     long long t_start;
+    struct mpx_hang *hang; /* mpiexec: the hang doctor (hang.c); NULL elsewhere */
     /* Spawned jobs (subjob.c): the first mpiexec's list of the mpiexecs it
      * started for them; a spawned job's mpiexec's link to the first one. */
     struct mpx_subjob **subjobs;
@@ -282,22 +297,46 @@ struct mpx_job {
 /* options.c: 0 to run; otherwise the exit code to leave with (help: 0 via *done). */
 int mpx_opts_parse(int argc, char **argv, struct mpx_opts *o, int *done);
 void mpx_opts_free(struct mpx_opts *o);
-/* The argv of a spawned job's mpiexec: self, the options given to this one
- * (but -n, --timeout, --dry-run, -usize), --faro-spawned-job fd. */
+/* The argv of a spawned job's mpiexec: self, the global options given to
+ * this one (but -n, --timeout, --dry-run, -usize), --faro-spawned-job fd. */
 char **mpx_opts_respawn(const struct mpx_opts *o, const char *self, int fd);
 /* Split CMD at blanks into a NULL-terminated argv; NULL when empty. */
 char **mpx_split(const char *cmd);
 void mpx_argv_free(char **v);
 
+/* apps.c: the programs of an MPMD job. */
+/* Read a config file (Hydra's -configfile, Open MPI's --app): one program
+ * with its options per line, '#' comments; the words, with ":" between lines,
+ * NULL-terminated (free with mpx_argv_free). NULL with err set on failure. */
+char **mpx_apps_read_file(const char *path, char *err, size_t errlen);
+/* Give every program its ranks once the job's size is known (a program
+ * without -n gets them all); 0, or -1 with a message printed. */
+int mpx_apps_resolve(struct mpx_opts *o, int np);
+/* The program of a rank. */
+int mpx_app_of(const struct mpx_opts *o, int rank);
+
+/* hang.c: mpiexec's hang doctor (faro-debug(7)). */
+int mpx_hang_init(struct mpx_job *job);
+void mpx_hang_free(struct mpx_job *job);
+/* Lines of the ranks' stderr as they reach mpiexec. */
+void mpx_hang_feed(struct mpx_job *job, const char *p, size_t n);
+void mpx_hang_exited(struct mpx_job *job, int rank);
+/* SIGUSR1 to mpiexec: a report round now. */
+void mpx_hang_ask(struct mpx_job *job, long long now);
+/* The timeout expired: 1 when a report round runs first (it ends the job). */
+int mpx_hang_timeout(struct mpx_job *job, long long now);
+/* Each turn of the loop: start or finish a round; *next: its deadline. */
+void mpx_hang_tick(struct mpx_job *job, long long now, long long *next);
+
 /* spawn.c */
 int mpx_make_kvsname(char *buf, size_t len);
-/* Can prog (with the exec prefix, if any) be run from dir (NULL: here)?
- * 0, or the exit code a shell would give (127, 126) with the reason in err. */
-int mpx_check_program(const char *const *prefix, const char *prog, const char *dir, char *err,
-                      size_t errlen);
+/* Every program of o (and the exec prefix), as mpx_check_command; prints why
+ * not. 0, or the exit code a shell would give. */
+int mpx_check_program(const struct mpx_opts *o);
+/* Can cmd be run from dir (NULL: here)? 0, or the exit code a shell would
+ * give (127, 126) with the reason in err. */
+int mpx_check_command(const char *cmd, const char *dir, char *err, size_t errlen);
 int mpx_spawn(struct mpx_job *job, const sigset_t *child_mask);
-/* The program of rank r (an index into job->apps). */
-int mpx_app_of(const struct mpx_job *job, int rank);
 /* Messages name ranks of spawned jobs with the job: " of spawned job 2", or "". */
 const char *mpx_job_of(const struct mpx_job *job);
 
@@ -313,6 +352,19 @@ void mpx_pmi_serve(struct mpx_job *job, struct mpx_rank *r);
 void mpx_pmi_barrier_done(struct mpx_job *job);
 /* Send one formatted reply line to rank r (len < 0: it did not fit). */
 void mpx_pmi_send(struct mpx_rank *r, const char *line, int len);
+
+/* names.c: serve a name service command (publish_name, lookup_name,
+ * unpublish_name) of local rank r; 0 when m is none of them. A proxy sends
+ * it up (NAME_REQ), a spawned job's mpiexec on to the first one, which
+ * answers down (NAME_REP) to the rank's host: one table for the launch. */
+int mpx_names_serve(struct mpx_job *job, struct mpx_rank *r, const struct faro_pmi_msg *m);
+/* mpiexec: a NAME_REQ from below. */
+void mpx_names_request(struct mpx_job *job, struct mpx_rd *p);
+/* The first mpiexec: the NAME_REP payload for a NAME_REQ payload (-1 when
+ * it is malformed). */
+int mpx_names_answer(struct mpx_rd *req, struct mpx_buf *rep);
+/* A NAME_REP from above, for one of this node's ranks or one below. */
+void mpx_names_reply(struct mpx_job *job, struct mpx_rd *p);
 
 /* spawn_req.c: the PMI-1 spawn command (MPICH's "mcmd=spawn" lines up to
  * "endcmd", one block per command) and its way to the first mpiexec and
@@ -351,13 +403,12 @@ void mpx_subjob_failed(struct mpx_job *job, const char *why);
 void mpx_subjob_ending(struct mpx_job *job, int code);
 void mpx_top_input(struct mpx_job *job);
 
-/* names.c: serve a name service command (publish_name, lookup_name,
- * unpublish_name); 0 when m is none of them. */
-int mpx_names_serve(struct mpx_rank *r, const struct faro_pmi_msg *m);
 
 /* iofwd.c: read what is there (a few reads, or all: until it would block);
  * forward complete lines; write out the rest and close at EOF. */
 void mpx_stream_init(struct mpx_job *job, struct mpx_stream *s, int fd, int dest, int rank);
+/* Open rank r's output files, if any (before it starts); -1 with err set. */
+int mpx_stream_files(struct mpx_job *job, struct mpx_rank *r, char *err, size_t errlen);
 void mpx_stream_read(struct mpx_job *job, struct mpx_stream *s, int all);
 void mpx_stream_close(struct mpx_job *job, struct mpx_stream *s);
 /* Where a node's output goes: its stdout/stderr (mpiexec, queued) or its parent. */
@@ -394,9 +445,10 @@ enum mpx_msg {
     MPX_MSG_CHALLENGE = 1, MPX_MSG_HELLO, MPX_MSG_WELCOME, MPX_MSG_LAUNCH, MPX_MSG_HEARTBEAT,
     MPX_MSG_FENCE_UP, MPX_MSG_FENCE_DOWN, MPX_MSG_EXIT, MPX_MSG_ABORT, MPX_MSG_OUTPUT,
     MPX_MSG_LOST, MPX_MSG_DONE, MPX_MSG_SIGNAL, MPX_MSG_STDIN, MPX_MSG_STDIN_ACK,
+    MPX_MSG_NAME_REQ, MPX_MSG_NAME_REP,
     /* spawned jobs: up the tree and to the first mpiexec, and back */
     MPX_MSG_SPAWN, MPX_MSG_SPAWN_RESULT,
-    /* between the first mpiexec and a spawned job's: the job, and how its start went */
+    /* between the first mpiexec and a spawned job's: the job, how its start went */
     MPX_MSG_JOB, MPX_MSG_STARTED, MPX_MSG_FAILED, MPX_MSG_ENDING,
 };
 #define MPX_CONN_CLOSED "the connection was closed" /* c->why at end of file */

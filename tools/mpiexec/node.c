@@ -125,6 +125,7 @@ int mpx_signals(sigset_t *old)
     sigaddset(&mask, SIGTERM);
     sigaddset(&mask, SIGHUP);
     sigaddset(&mask, SIGQUIT);
+    sigaddset(&mask, SIGUSR1); /* mpiexec: a hang report; a proxy ignores it */
     sigprocmask(SIG_BLOCK, &mask, old);
     return signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 }
@@ -302,6 +303,10 @@ static void node_on_signal(struct mpx_job *job, int sfd)
         int sig = (int)si.ssi_signo;
         if (sig == SIGCHLD)
             continue; /* reaped below, whatever the count of queued SIGCHLDs */
+        if (sig == SIGUSR1) {
+            mpx_hang_ask(job, mpx_now_ms());
+            continue;
+        }
         if (!job->ending) {
             /* A spawned job's mpiexec hears from the first one when the
              * launch ends; that one has said why. */
@@ -634,7 +639,7 @@ void mpx_node_loop(struct mpx_job *job, int sfd)
         long long now = mpx_now_ms(), next = -1;
         if (node_finished(job, now, &drain_at))
             break;
-        if (timeout_at && now >= timeout_at && !job->ending)
+        if (timeout_at && now >= timeout_at && !job->ending && !mpx_hang_timeout(job, now))
             mpx_job_fail(job, MPX_EXIT_TIMEOUT, "mpiexec: job timed out after %d seconds; "
                          "ending it", job->opts.timeout_s);
         if (job->is_root && job->ending && !job->killed && now >= job->kill_at) {
@@ -648,6 +653,7 @@ void mpx_node_loop(struct mpx_job *job, int sfd)
         size_t backlog = job->parent ? mpx_conn_pending(job->parent) : mpx_output_pending(job);
         int paused = backlog > NODE_BACKLOG;
         node_timers(job, now, paused, &next);
+        mpx_hang_tick(job, now, &next);
 
         P.n = 0;
         np_add(&P, sfd, POLLIN, W_SIG, 0);
@@ -761,7 +767,6 @@ void mpx_job_free(struct mpx_job *job)
     for (int i = 0; i < job->nlocal; i++)
         mpx_mcmd_free(&job->ranks[i]);
     mpx_subjobs_free(job);
-    free(job->apps);
     free(job->kids);
     free(job->pending);
     mpx_buf_free(&job->fence);

@@ -227,7 +227,7 @@ static void srv_handle(struct mpx_job *job, struct mpx_rank *r, const struct far
         SRV_REPLY(r, "finalize_ack");
     } else if (strcmp(cmd, "abort") == 0) {
         srv_abort(job, r, m);
-    } else if (mpx_names_serve(r, m)) { /* names.c: publish_name, lookup_name, ... */
+    } else if (mpx_names_serve(job, r, m)) { /* names.c: publish_name, lookup_name, ... */
     } else {
         char msg[128];
         snprintf(msg, sizeof msg, "unknown command %.64s", cmd);

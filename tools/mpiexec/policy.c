@@ -77,6 +77,8 @@ int mpx_dry_run(const struct mpx_opts *o, int np)
 {
     for (size_t i = 0; i < o->nenv; i++)
         putenv(o->env[i]);
+    for (size_t i = 0; o->napps && i < o->apps[0].nenv; i++) /* the first program's */
+        putenv(o->apps[0].env[i]);
     policy_export(o);
     char info[PATH_MAX + 16], nps[16];
     policy_find_info(info, sizeof info);

@@ -125,7 +125,7 @@ static int proxy_ranks(struct mpx_job *job)
     for (int r = 0, i = 0; r < job->np; r++)
         if (job->host_of[r] == job->host) {
             job->ranks[i] = (struct mpx_rank){ .rank = r, .local = i, .pmi_fd = -1,
-                                               .stdin_fd = -1, .app = mpx_app_of(job, r) };
+                                               .stdin_fd = -1, .app = mpx_app_of(&job->opts, r) };
             job->ranks[i].out.fd = job->ranks[i].err.fd = -1;
             i++;
         }
@@ -136,7 +136,7 @@ static int proxy_ranks(struct mpx_job *job)
  * exist here, and then the home directory does, as with ssh. */
 static void proxy_wdir(struct mpx_job *job)
 {
-    if (!job->wdir || job->wdir_given || access(job->wdir, X_OK) == 0)
+    if (!job->wdir || access(job->wdir, X_OK) == 0)
         return;
     const char *home = getenv("HOME");
     fprintf(stderr, "faro_proxy on %s: mpiexec's directory %s does not exist here; the ranks "

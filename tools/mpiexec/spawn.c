@@ -7,8 +7,9 @@
  *
  * The environment of a rank started by a proxy: the proxy's own (the remote
  * login's), then what mpiexec forwards (all of its environment by default),
- * then -x/-genv, then the affinity options, then the PMI variables and
- * FARO_HOSTNAME, the host name the launcher used for this host.
+ * then -genv, then its program's -x and -env, then the affinity options, then
+ * the PMI variables and FARO_HOSTNAME, the host name the launcher used for
+ * this host.
  */
 #include "config.h"
 
@@ -16,6 +17,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,10 +49,8 @@ static int spawn_executable(const char *path)
 /* Look the command up as execvp will, so "not found" is one clear line from
  * mpiexec rather than N lines from N children. A relative path is taken from
  * dir, where the rank will start. */
-int mpx_check_program(const char *const *prefix, const char *prog, const char *dir, char *err,
-                      size_t errlen)
+int mpx_check_command(const char *cmd, const char *dir, char *err, size_t errlen)
 {
-    const char *cmd = prefix ? prefix[0] : prog;
     char full[4096];
     struct stat st;
     if (strchr(cmd, '/')) {
@@ -87,12 +87,15 @@ int mpx_check_program(const char *const *prefix, const char *prog, const char *d
     return MPX_EXIT_NOTFOUND;
 }
 
-int mpx_app_of(const struct mpx_job *job, int rank)
+int mpx_check_program(const struct mpx_opts *o)
 {
-    for (int a = job->napps - 1; a > 0; a--)
-        if (rank >= job->apps[a].first)
-            return a;
-    return 0;
+    char err[4400];
+    int rc = o->prefix ? mpx_check_command(o->prefix[0], NULL, err, sizeof err) : 0;
+    for (int k = 0; !rc && !o->prefix && k < o->napps; k++) /* the prefix runs them */
+        rc = mpx_check_command(o->apps[k].argv[0], o->apps[k].wdir, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "mpiexec: %s\n", err);
+    return rc;
 }
 
 const char *mpx_job_of(const struct mpx_job *job)
@@ -134,10 +137,13 @@ static void spawn_child(struct mpx_job *job, struct mpx_rank *r, int pmi_fd, int
     fcntl(pmi_fd, F_SETFD, 0); /* the one descriptor that must survive exec */
 
     const struct mpx_opts *o = &job->opts;
+    const struct mpx_app *app = &o->apps[r->app];
     for (char **e = job->fwd_env; e && *e; e++)
         putenv(*e);
     for (size_t i = 0; i < o->nenv; i++)
         putenv(o->env[i]);
+    for (size_t i = 0; i < app->nenv; i++)
+        putenv(app->env[i]);
     mpx_policy_setenv(o);
     spawn_setenv_int("PMI_FD", pmi_fd);
     spawn_setenv_int("PMI_RANK", r->rank);
@@ -150,7 +156,6 @@ static void spawn_child(struct mpx_job *job, struct mpx_rank *r, int pmi_fd, int
         setenv("FARO_HOSTNAME", job->hostname[job->host], 1);
     if (job->ctl_if[0])
         setenv("FARO_INTERNAL_CONTROL_IF", job->ctl_if, 1);
-    const struct mpx_app *app = &job->apps[r->app];
     const char *wdir = app->wdir ? app->wdir : job->wdir;
     if (wdir) {
         if (chdir(wdir) < 0) {
@@ -197,6 +202,11 @@ int mpx_spawn(struct mpx_job *job, const sigset_t *child_mask)
         int sv[2], po[2], pe[2], pi[2] = { -1, -1 };
         /* A proxy feeds rank 0's stdin from mpiexec's. */
         int want_in = r->rank == 0 && !job->is_root;
+        char why[PATH_MAX + 128];
+        if (mpx_stream_files(job, r, why, sizeof why) < 0) {
+            mpx_job_fail(job, 1, "%s: %s", mpx_me(job), why);
+            return -1;
+        }
         if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0 ||
             pipe2(po, O_CLOEXEC) < 0 || pipe2(pe, O_CLOEXEC) < 0 ||
             (want_in && pipe2(pi, O_CLOEXEC) < 0)) {

@@ -153,7 +153,7 @@ static int sj_resolve(struct mpx_job *job, struct sj_app *a, int index, char *wh
     }
     a->prog = path && *path && !strchr(a->exe, '/') ? sj_join(path, a->exe) : strdup(a->exe);
     if (wdir && *wdir) {
-        const char *base = job->opts.wdir ? job->opts.wdir : getcwd(cwd, sizeof cwd);
+        const char *base = job->wdir ? job->wdir : getcwd(cwd, sizeof cwd);
         a->wdir = wdir[0] == '/' || !base ? strdup(wdir) : sj_join(base, wdir);
         if (!a->wdir)
             return snprintf(why, len, "out of memory in mpiexec"), -1;
@@ -403,12 +403,12 @@ void mpx_subjob_start(struct mpx_job *job, int from, int host, int rank, const v
     for (int a = 0; !why[0] && !pl.nhosts && a < napps; a++) {
         /* Here: what cannot start is said now, and this spawn fails alone. */
         char err[1200];
-        const char *dir = apps[a].wdir ? apps[a].wdir : job->opts.wdir;
+        const char *dir = apps[a].wdir ? apps[a].wdir : job->wdir;
+        const char *cmd = job->opts.prefix ? job->opts.prefix[0] : apps[a].prog;
         if (apps[a].wdir && access(apps[a].wdir, X_OK) < 0)
             snprintf(why, sizeof why, "command %d: the working directory (info key wdir) %s: "
                      "%s", a, apps[a].wdir, strerror(errno));
-        else if (mpx_check_program((const char *const *)job->opts.prefix, apps[a].prog, dir,
-                                   err, sizeof err))
+        else if (mpx_check_command(cmd, dir, err, sizeof err))
             snprintf(why, sizeof why, "command %d: %s", a, err);
     }
     if (!why[0]) {
@@ -490,6 +490,11 @@ void mpx_subjob_input(struct mpx_job *job, int i)
             int code = (int)mpx_rd_u32(&p);
             if (!p.bad && code) /* it said which rank and why */
                 mpx_job_fail(job, code, NULL);
+        } else if (type == MPX_MSG_NAME_REQ) { /* the launch's one table */
+            struct mpx_buf b = { 0 };
+            if (mpx_names_answer(&p, &b) == 0)
+                mpx_conn_send(&s->c, MPX_MSG_NAME_REP, b.p, b.len, NULL, 0);
+            mpx_buf_free(&b);
         } else if (type == MPX_MSG_SPAWN) {
             int host = (int)mpx_rd_u32(&p), rank = (int)mpx_rd_u32(&p);
             if (!p.bad) /* may add a subjob: s is fetched again */
@@ -591,14 +596,14 @@ int mpx_subjob_receive(struct mpx_job *job, char *err, size_t errlen)
     mpx_rd_init(&r, sj_desc.p, sj_desc.len);
     snprintf(job->label, sizeof job->label, "%s", mpx_rd_str(&r));
     job->universe = (int)mpx_rd_u32(&r);
-    job->napps = (int)mpx_rd_u32(&r);
+    struct mpx_opts *o = &job->opts;
+    o->napps = (int)mpx_rd_u32(&r);
     job->spawned = 1;
-    if (r.bad || sj_desc.oom || job->napps < 1 || job->napps > SJ_MAX_APPS ||
-        !(job->apps = calloc((size_t)job->napps, sizeof *job->apps)))
+    if (r.bad || sj_desc.oom || o->napps < 1 || o->napps > SJ_MAX_APPS ||
+        !(o->apps = calloc((size_t)o->napps, sizeof *o->apps)))
         return snprintf(err, errlen, "a malformed job from the first mpiexec"), -1;
-    for (int a = 0; a < job->napps && !r.bad; a++) {
-        struct mpx_app *app = &job->apps[a];
-        app->first = job->np;
+    for (int a = 0; a < o->napps && !r.bad; a++) {
+        struct mpx_app *app = &o->apps[a];
         app->np = (int)mpx_rd_u32(&r);
         const char *wdir = mpx_rd_str(&r);
         app->wdir = *wdir ? wdir : NULL;
@@ -608,6 +613,7 @@ int mpx_subjob_receive(struct mpx_job *job, char *err, size_t errlen)
         else
             job->np += app->np;
     }
+    o->np = job->np;
     job->preput = mpx_rd_strv(&r);
     job->nhosts = (int)mpx_rd_u32(&r);
     if (!r.bad && job->nhosts > 0) {
@@ -680,6 +686,8 @@ void mpx_top_input(struct mpx_job *job)
     while (mpx_conn_frame(c, &type, &p) > 0)
         if (type == MPX_MSG_SPAWN_RESULT)
             mpx_spawn_result(job, &p);
+        else if (type == MPX_MSG_NAME_REP)
+            mpx_names_reply(job, &p);
     if (failed) {
         mpx_conn_close(c);
         mpx_job_fail(job, 1, "mpiexec: %s: the mpiexec that started it is gone (%s); ending "

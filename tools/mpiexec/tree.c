@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define LAUNCH_VERSION 2
+#define LAUNCH_VERSION 3
 
 /* ---- the job description ---- */
 
@@ -50,7 +50,6 @@ int mpx_job_encode(struct mpx_job *job)
     mpx_buf_u32(b, (uint32_t)o->verbose);
     mpx_buf_str(b, opt_or_empty(job->tag));
     mpx_buf_str(b, opt_or_empty(job->wdir));
-    mpx_buf_u32(b, (uint32_t)job->wdir_given);
     mpx_buf_str(b, job->proxy_path);
     mpx_buf_strv(b, job->agent);
     mpx_buf_u32(b, (uint32_t)job->agent_all);
@@ -63,16 +62,23 @@ int mpx_job_encode(struct mpx_job *job)
     mpx_buf_str(b, opt_or_empty(o->topology));
     mpx_buf_str(b, opt_or_empty(o->cpus_per_rank));
     mpx_buf_u32(b, (uint32_t)o->report_bindings);
+    mpx_buf_str(b, opt_or_empty(o->outfile_pattern));
+    mpx_buf_str(b, opt_or_empty(o->errfile_pattern));
+    mpx_buf_str(b, opt_or_empty(o->output_dir));
+    mpx_buf_u32(b, (uint32_t)o->output_copy);
+    mpx_buf_u32(b, (uint32_t)o->timestamp);
     mpx_buf_strv(b, o->prefix);
     mpx_buf_u32(b, (uint32_t)job->universe);
     mpx_buf_u32(b, (uint32_t)job->spawned);
     mpx_buf_str(b, job->label);
     mpx_buf_strv(b, job->preput);
-    mpx_buf_u32(b, (uint32_t)job->napps);
-    for (int a = 0; a < job->napps; a++) {
-        mpx_buf_u32(b, (uint32_t)job->apps[a].np);
-        mpx_buf_str(b, opt_or_empty(job->apps[a].wdir));
-        mpx_buf_strv(b, job->apps[a].argv);
+    mpx_buf_u32(b, (uint32_t)o->napps);
+    for (int k = 0; k < o->napps; k++) {
+        const struct mpx_app *a = &o->apps[k];
+        mpx_buf_u32(b, (uint32_t)a->np);
+        mpx_buf_strv(b, a->argv);
+        mpx_buf_strv(b, a->env);
+        mpx_buf_str(b, opt_or_empty(a->wdir));
     }
     return b->oom ? -1 : 0;
 }
@@ -119,7 +125,6 @@ int mpx_job_decode(struct mpx_job *job, struct mpx_rd *r, char *err, size_t errl
         o->verbose = verbose;
     job->tag = null_if_empty(mpx_rd_str(r));
     job->wdir = null_if_empty(mpx_rd_str(r));
-    job->wdir_given = (int)mpx_rd_u32(r);
     job->proxy_path = mpx_rd_str(r);
     job->agent = mpx_rd_strv(r);
     if (job->agent && !job->agent[0]) {
@@ -138,6 +143,11 @@ int mpx_job_decode(struct mpx_job *job, struct mpx_rd *r, char *err, size_t errl
     o->topology = null_if_empty(mpx_rd_str(r));
     o->cpus_per_rank = null_if_empty(mpx_rd_str(r));
     o->report_bindings = (int)mpx_rd_u32(r);
+    o->outfile_pattern = null_if_empty(mpx_rd_str(r));
+    o->errfile_pattern = null_if_empty(mpx_rd_str(r));
+    o->output_dir = null_if_empty(mpx_rd_str(r));
+    o->output_copy = (int)mpx_rd_u32(r);
+    o->timestamp = (int)mpx_rd_u32(r);
     o->prefix = mpx_rd_strv(r);
     if (o->prefix && !o->prefix[0]) {
         free(o->prefix);
@@ -147,25 +157,25 @@ int mpx_job_decode(struct mpx_job *job, struct mpx_rd *r, char *err, size_t errl
     job->spawned = (int)mpx_rd_u32(r);
     snprintf(job->label, sizeof job->label, "%s", mpx_rd_str(r));
     job->preput = mpx_rd_strv(r);
-    job->napps = (int)mpx_rd_u32(r);
-    if (r->bad || job->napps < 1 || job->napps > job->np ||
-        !(job->apps = calloc((size_t)job->napps, sizeof *job->apps))) {
+    uint32_t napps = mpx_rd_u32(r), total = 0;
+    if (r->bad || napps < 1 || napps > (uint32_t)job->np ||
+        !(o->apps = calloc(napps, sizeof *o->apps))) {
         snprintf(err, errlen, "a malformed job description");
         return -1;
     }
-    for (int a = 0, first = 0; a < job->napps; a++) {
-        struct mpx_app *app = &job->apps[a];
-        app->first = first;
-        app->np = (int)mpx_rd_u32(r);
-        app->wdir = null_if_empty(mpx_rd_str(r));
-        app->argv = mpx_rd_strv(r);
-        if (r->bad || !app->argv || !app->argv[0] || app->np < 1 || app->np > job->np - first)
-            r->bad = 1;
-        first += r->bad ? 0 : app->np;
-        if (a == job->napps - 1 && first != job->np)
+    for (o->napps = 0; o->napps < (int)napps && !r->bad; o->napps++) {
+        struct mpx_app *a = &o->apps[o->napps];
+        a->np = (int)mpx_rd_u32(r);
+        a->argv = mpx_rd_strv(r);
+        a->env = mpx_rd_strv(r);
+        a->wdir = null_if_empty(mpx_rd_str(r));
+        for (a->nenv = 0; a->env && a->env[a->nenv]; a->nenv++)
+            ;
+        total += (uint32_t)a->np;
+        if (a->np < 1 || !a->argv || !a->argv[0])
             r->bad = 1;
     }
-    if (r->bad || job->heartbeat_ms < 100) {
+    if (r->bad || total != (uint32_t)job->np || job->heartbeat_ms < 100) {
         snprintf(err, errlen, "a malformed job description");
         return -1;
     }
@@ -278,6 +288,7 @@ void mpx_fence_local_ready(struct mpx_job *job)
 /* Judge how a rank ended (mpiexec). */
 void mpx_rank_ended(struct mpx_job *job, int rank, long pid, int status, int pmi_state)
 {
+    mpx_hang_exited(job, rank);
     char who[320];
     mpx_rank_name(job, rank, pid, who, sizeof who);
     if (WIFSIGNALED(status)) {
@@ -478,7 +489,8 @@ void mpx_kid_message(struct mpx_job *job, struct mpx_link *k, int type, struct m
     }
     if (!job->is_root) {
         if (type == MPX_MSG_EXIT || type == MPX_MSG_ABORT || type == MPX_MSG_OUTPUT ||
-            type == MPX_MSG_LOST || type == MPX_MSG_STDIN_ACK || type == MPX_MSG_SPAWN)
+            type == MPX_MSG_LOST || type == MPX_MSG_STDIN_ACK || type == MPX_MSG_NAME_REQ ||
+            type == MPX_MSG_SPAWN)
             tree_relay(job, type, p);
         return;
     }
@@ -511,17 +523,20 @@ void mpx_kid_message(struct mpx_job *job, struct mpx_link *k, int type, struct m
             mpx_host_lost(job, h, why);
         break;
     }
+    case MPX_MSG_NAME_REQ:
+        mpx_names_request(job, p);
+        break;
+    case MPX_MSG_SPAWN: {
+        int h = (int)mpx_rd_u32(p), rank = (int)mpx_rd_u32(p);
+        if (!p->bad && h >= 0 && h < job->nhosts && rank >= 0 && rank < job->np)
+            mpx_spawn_request(job, h, rank, p->p + p->off, p->len - p->off);
+        break;
+    }
     case MPX_MSG_STDIN_ACK: {
         uint32_t n = mpx_rd_u32(p), closed = mpx_rd_u32(p);
         job->stdin_acked += n;
         if (closed)
             job->stdin_open = 0; /* rank 0 stopped reading */
-        break;
-    }
-    case MPX_MSG_SPAWN: {
-        int h = (int)mpx_rd_u32(p), rank = (int)mpx_rd_u32(p);
-        if (!p->bad && h >= 0 && h < job->nhosts && rank >= 0 && rank < job->np)
-            mpx_spawn_request(job, h, rank, p->p + p->off, p->len - p->off);
         break;
     }
     default:
@@ -545,11 +560,15 @@ void mpx_parent_message(struct mpx_job *job, int type, struct mpx_rd *p)
         if (!p->bad && sig > 0 && sig < NSIG) {
             if (sig == SIGKILL)
                 job->killed = 1;
-            job->ending = 1;
+            if (sig != SIGUSR1 && sig != SIGUSR2) /* a hang report's: the job goes on */
+                job->ending = 1;
             mpx_signal_all(job, sig);
         }
         break;
     }
+    case MPX_MSG_NAME_REP:
+        mpx_names_reply(job, p);
+        break;
     case MPX_MSG_SPAWN_RESULT:
         mpx_spawn_result(job, p);
         break;

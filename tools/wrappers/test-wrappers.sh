@@ -1,8 +1,12 @@
 #!/bin/sh
 # Checks the build-tree mpicc/mpicxx: the flags they add, that -c/-E drop the
-# link flags, that FARO_CC/FARO_CXX choose the compiler, that arguments pass
-# through with their quoting, and (once include/mpi.h exists) that a program
-# compiles. Run from the top of the build tree (as `make check` does).
+# link flags, the queries other MPIs' users and build tools make (-showme:help,
+# --showme:*, -show-compile-info, -compile-info), that -cc=/-cxx=, FARO_CC/
+# FARO_CXX and their aliases OMPI_CC/MPICH_CC choose the compiler in that
+# order, that arguments pass through with their quoting, and (once
+# include/mpi.h exists) that a program compiles. The installed, relocatable
+# wrappers are checked by tests/buildtools/relocate.sh. Run from the top of the
+# build tree (as `make check` does).
 #   exit 0 pass, 1 fail, 77 skip, 99 hard error (wrappers not built)
 
 top_builddir=${top_builddir:-.}
@@ -52,6 +56,36 @@ has "$out" "-lfaro" || fail "-link-info lacks -lfaro: $out"
 out=$("$MPICC" -compile-info)
 has "$out" "-lfaro" && fail "-compile-info has link flags: $out"
 "$MPICC" -showme:nonsense >/dev/null 2>&1 && fail "an unknown -showme: option was accepted"
+"$MPICC" --showme:nonsense >/dev/null 2>&1 && fail "an unknown --showme: option was accepted"
+
+# Open MPI's double-dash spellings (Meson calls --showme:version, then
+# --showme:compile and --showme:link) and MPICH's -show-compile-info /
+# -show-link-info (newer Meson) answer as the single-dash ones do.
+for q in compile link incdirs libdirs libs version command; do
+    a=$(FARO_CC="$tmp/never-run" "$MPICC" -showme:$q 2>&1)
+    b=$(FARO_CC="$tmp/never-run" "$MPICC" --showme:$q 2>&1)
+    [ "$a" = "$b" ] || fail "--showme:$q differs from -showme:$q: '$b' vs '$a'"
+done
+[ "$("$MPICC" --showme x.c)" = "$("$MPICC" -show x.c)" ] || fail "--showme differs from -show"
+out=$("$MPICC" --showme:version 2>&1) || fail "--showme:version exited $?"
+echo "$out" | grep -Eq '^mpicc: Faro [0-9]+\.[0-9]+\.[0-9]+$' || fail "--showme:version: '$out'"
+[ "$("$MPICC" -show-compile-info)" = "$("$MPICC" -showme:compile)" ] ||
+    fail "-show-compile-info differs from -showme:compile"
+[ "$("$MPICC" -show-link-info)" = "$("$MPICC" -showme:link)" ] ||
+    fail "-show-link-info differs from -showme:link"
+
+# -showme:help lists every option of the wrapper's own, and exits 0.
+for w in "$MPICC" "$MPICXX"; do
+    out=$("$w" -showme:help) || fail "$w -showme:help exited $?"
+    for opt in -show -showme:compile -showme:link -showme:incdirs -showme:libdirs \
+               -showme:libs -showme:command -showme:version -showme:help -compile-info \
+               -link-info -show-compile-info -show-link-info; do
+        echo "$out" | grep -q -- "$opt\b" || fail "$w -showme:help does not list $opt"
+    done
+    [ "$("$w" --showme:help)" = "$out" ] || fail "$w --showme:help differs from -showme:help"
+done
+"$MPICC" -showme:help | grep -q -- '-cc=COMMAND' || fail "mpicc -showme:help lacks -cc="
+"$MPICXX" -showme:help | grep -q -- '-cxx=COMMAND' || fail "mpicxx -showme:help lacks -cxx="
 
 # FARO_CC is used: the same valid file fails only with a compiler that always fails.
 echo 'int faro_wrapper_test;' > "$tmp/none.c"
@@ -79,6 +113,41 @@ out=$(FARO_CXX=my-c++ FARO_CC=my-cc "$MPICXX" -show x.cc)
 case $out in "my-c++ "*) ;; *) fail "FARO_CXX is not used: $out" ;; esac
 out=$(FARO_CC=my-cc "$MPICC" -show x.c)
 case $out in "my-cc "*) ;; *) fail "FARO_CC is not used by -show: $out" ;; esac
+
+# Choosing the compiler: -cc=/-cxx= (MPICH), then FARO_CC/FARO_CXX, then the
+# other MPIs' variables as aliases, OMPI_* before MPICH_*, then the default.
+# An alias naming an MPI wrapper is ignored (CMake's FindMPI sets MPICH_CC to
+# its compiler, which may be mpicc itself).
+unset FARO_CC FARO_CXX OMPI_CC OMPI_CXX MPICH_CC MPICH_CXX
+default_cc=$("$MPICC" -showme:command)
+# pick EXPECTED WRAPPER ENV...: the compiler WRAPPER picks under ENV
+pick() {
+    want=$1 w=$2; shift 2
+    got=$(env "$@" "$w" -showme:command)
+    [ "$got" = "$want" ] || fail "$(basename "$w") with $*: compiler '$got', expected '$want'"
+}
+pick ompi-cc "$MPICC" OMPI_CC=ompi-cc
+pick mpich-cc "$MPICC" MPICH_CC=mpich-cc
+pick ompi-cc "$MPICC" OMPI_CC=ompi-cc MPICH_CC=mpich-cc
+pick faro-cc "$MPICC" FARO_CC=faro-cc OMPI_CC=ompi-cc MPICH_CC=mpich-cc
+pick "$default_cc" "$MPICC" MPICH_CC=/some/where/mpicc
+pick mpich-cc "$MPICC" OMPI_CC=mpicc MPICH_CC=mpich-cc
+pick "clang -m64" "$MPICC" "OMPI_CC=clang -m64"
+pick ompi-cxx "$MPICXX" OMPI_CXX=ompi-cxx MPICH_CXX=mpich-cxx OMPI_CC=ompi-cc
+pick mpich-cxx "$MPICXX" MPICH_CXX=mpich-cxx
+pick c++ "$MPICXX" MPICH_CXX=/opt/mpich/bin/mpicxx
+pick faro-cxx "$MPICXX" FARO_CXX=faro-cxx OMPI_CXX=ompi-cxx
+out=$(FARO_CC=faro-cc OMPI_CC=ompi-cc "$MPICC" -cc=cmdline-cc -show x.c)
+case $out in "cmdline-cc "*) ;; *) fail "-cc= does not win over FARO_CC: $out" ;; esac
+case $out in *-cc=*) fail "-cc= was passed on to the compiler: $out" ;; esac
+out=$(FARO_CXX=faro-cxx "$MPICXX" -cxx="g++ -m64" -show x.cc)
+case $out in "g++ -m64 "*) ;; *) fail "-cxx= does not choose mpicxx's compiler: $out" ;; esac
+out=$("$MPICC" -cc=true -c "$tmp/none.c" -o "$tmp/none.o" 2>&1) || fail "mpicc -cc=true failed: $out"
+err=$("$MPICC" -cxx=g++ x.c 2>&1) && fail "mpicc accepted -cxx=, mpicxx's option"
+case $err in *"mpicc takes -cc=COMMAND"*) ;; *) fail "mpicc -cxx=: unclear message: $err" ;; esac
+err=$("$MPICXX" -cc=gcc x.cc 2>&1) && fail "mpicxx accepted -cc=, mpicc's option"
+err=$("$MPICC" -cc= x.c 2>&1) && fail "mpicc accepted an empty -cc="
+case $err in *"-cc= needs a compiler command"*) ;; *) fail "mpicc -cc=: unclear message: $err" ;; esac
 
 # A real program, once the public header exists.
 if [ -f "$incdir/mpi.h" ]; then

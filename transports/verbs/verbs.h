@@ -6,6 +6,8 @@
  *   verbs_wire.c     wire formats (no device; unit-tested)
  *   verbs_credit.c   credit-based flow control (no device; unit-tested)
  *   verbs_conn.c     the connection state machine (no device; unit-tested)
+ *   verbs_plan.c     buffers, queue sizes, memory and attributes from the
+ *                    tunables and the device's limits (no device; unit-tested)
  *   verbs_info.c     the device survey and choice (FARO_VERBS_DEVICE/_PORT/
  *                    _GID_INDEX), the lines faro_info prints
  *   verbs_init.c     protection domain, completion queue and channel, shared
@@ -42,14 +44,13 @@
 #include "common/rcache.h"
 #include "verbs/verbs_conn.h"
 #include "verbs/verbs_credit.h"
+#include "verbs/verbs_plan.h"
 #include "verbs/verbs_wire.h"
 
 #pragma GCC visibility push(hidden)
 
 #define VERBS_INLINE_WANT 256  /* inline data asked of a queue pair (the device may give less) */
-#define VERBS_SQ_DEPTH 256     /* send work requests one queue pair holds at most */
 #define VERBS_MAX_SGE 16       /* local pieces of one RDMA work request, at most */
-#define VERBS_MAX_TX 2048      /* send work requests of this process at once (all peers) */
 #define VERBS_RD_ATOMIC 16     /* outstanding RDMA reads asked per connection, at most */
 #define VERBS_CQ_BATCH 16
 #define VERBS_POLL_MAX 64      /* completions one progress call handles at most */
@@ -191,6 +192,7 @@ struct faro_tp {
     int sq_depth;                 /* send work requests per queue pair */
     uint32_t inline_max;          /* inline bytes per send (scratch queue pair) */
 
+    struct verbs_plan plan;       /* the sizes below come from it (verbs_plan.h) */
     size_t buf_size;
     int nrx;                      /* buffers (credits + 1) per connection */
     int rx_capacity, rx_total;    /* receive work requests the CQ has room for / posted */

@@ -20,6 +20,7 @@
 #include "verbs/verbs.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -28,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "base/tunables.h"
 
@@ -237,6 +239,41 @@ static int verbs_gid_ok(const struct verbs_cand *c, const struct verbs_port_info
     return ok;
 }
 
+/* Why libibverbs found no device, from what the kernel shows in sysfs: no
+ * RDMA for user space at all, kernel devices without a user-space provider,
+ * or no device. */
+static void verbs_no_device(int err, char *why, size_t whylen)
+{
+    char kdevs[128] = "";
+    DIR *d = opendir("/sys/class/infiniband");
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.')
+            say(kdevs, sizeof kdevs, "%s%s", kdevs[0] ? ", " : "", e->d_name);
+    if (d)
+        closedir(d);
+    if (access("/sys/class/infiniband_verbs", F_OK) < 0) {
+        int modules = access("/proc/modules", F_OK) == 0;
+        snprintf(why, whylen, "no RDMA device: this kernel offers no RDMA to programs "
+                 "(/sys/class/infiniband_verbs does not exist: ib_uverbs is not loaded, or "
+                 "the kernel was built without InfiniBand support)%s",
+                 modules ? "; load the adapter's driver (e.g. mlx5_ib) and ib_uverbs, or "
+                           "rdma_rxe for soft-RoCE (rdma link add rxe0 type rxe netdev eth0)"
+                         : "; it cannot load modules either (no /proc/modules): an RDMA "
+                           "driver or soft-RoCE (rdma_rxe) needs another kernel");
+    } else if (kdevs[0]) {
+        snprintf(why, whylen, "no RDMA device usable by libibverbs: the kernel has %s, but "
+                 "libibverbs has no user-space provider for %s (install rdma-core's "
+                 "providers, Debian: ibverbs-providers)%s%s", kdevs,
+                 strchr(kdevs, ',') ? "them" : "it", err && err != ENOSYS ? "; " : "",
+                 err && err != ENOSYS ? strerror(err) : "");
+    } else {
+        snprintf(why, whylen, "no RDMA device: /sys/class/infiniband is empty (load the "
+                 "adapter's driver, e.g. mlx5_ib, or add soft-RoCE: rdma link add rxe0 type "
+                 "rxe netdev eth0)");
+    }
+}
+
 int verbs_choose(faro_tp_t *tp, char *why, size_t whylen, char *note, size_t notelen)
 {
     const char *want_dev = faro_tun_str(FARO_TUN_VERBS_DEVICE);
@@ -254,13 +291,7 @@ int verbs_choose(faro_tp_t *tp, char *why, size_t whylen, char *note, size_t not
         int err = errno;
         if (list)
             ibv_free_device_list(list);
-        if (!list && err && err != ENOSYS)
-            snprintf(why, whylen, "no RDMA device (ibv_get_device_list: %s)", strerror(err));
-        else
-            snprintf(why, whylen, "no RDMA device (ibv_get_device_list found none%s; load a "
-                     "driver such as mlx5_ib, or rdma_rxe for soft-RoCE: rdma link add rxe0 "
-                     "type rxe netdev eth0)",
-                     err == ENOSYS ? ": this kernel has no RDMA support loaded" : "");
+        verbs_no_device(err, why, whylen);
         return FARO_TP_UNAVAILABLE;
     }
     for (int i = 0; i < ndev && nports < VERBS_MAX_DEV; i++)

@@ -74,42 +74,34 @@ static void verbs_probe_qp(faro_tp_t *tp)
     }
 }
 
-/* Buffers per connection, and whether a shared receive queue replaces them. */
+/* Buffers per connection, whether a shared receive queue replaces them, the
+ * queue sizes and the attributes (verbs_plan.h). */
 static void verbs_sizes(faro_tp_t *tp)
 {
-    const faro_tp_env_t *env = tp->env;
-    tp->buf_size = (size_t)faro_tun_int(FARO_TUN_VERBS_BUF_SIZE);
-    long peers = env->size - 1;
-    int want_srq = !tp->ch.iwarp && peers > faro_tun_int(FARO_TUN_VERBS_SRQ_PEERS) &&
-                   tp->dev_attr.max_srq > 0 && tp->dev_attr.max_srq_wr > 0;
-    tp->srq_max = want_srq ? (int)faro_tun_int(FARO_TUN_VERBS_SRQ_BUFS) : 0;
-    if (tp->srq_max > tp->dev_attr.max_srq_wr)
-        tp->srq_max = tp->dev_attr.max_srq_wr;
-    tp->nrx = (int)faro_tun_int(want_srq ? FARO_TUN_VERBS_SRQ_CREDITS : FARO_TUN_VERBS_RECV_BUFS);
-    if (tp->nrx > (int)VERBS_CREDIT_MAX + 1)
-        tp->nrx = (int)VERBS_CREDIT_MAX + 1;
-    if (!want_srq && tp->nrx > tp->dev_attr.max_qp_wr)
-        tp->nrx = tp->dev_attr.max_qp_wr;
-    tp->ntx = VERBS_MAX_TX;
-    tp->sq_depth = VERBS_SQ_DEPTH < tp->dev_attr.max_qp_wr ? VERBS_SQ_DEPTH
-                                                             : tp->dev_attr.max_qp_wr;
-    /* The completion queue must hold every work request that can complete at
-     * once: the send entries, and every posted receive. */
-    long max = tp->dev_attr.max_cqe;
-    if (tp->ntx > max / 2)
-        tp->ntx = (int)(max / 2);
-    long rx = want_srq ? tp->srq_max : peers * tp->nrx;
-    long cq = (long)tp->ntx + rx;
-    if (cq > max) {
-        cq = max;
-        rx = max - tp->ntx;
-    }
-    tp->cq_size = (int)cq;
-    tp->rx_capacity = (int)(rx > 0 ? rx : 0);
+    const struct ibv_device_attr *d = &tp->dev_attr;
+    struct verbs_plan_in in = {
+        .peers = tp->env->size - 1, .iwarp = tp->ch.iwarp, .max_qp_wr = d->max_qp_wr,
+        .max_srq = d->max_srq, .max_srq_wr = d->max_srq_wr, .max_cqe = d->max_cqe,
+        .max_msg = tp->max_msg,
+        .buf_size = (size_t)faro_tun_int(FARO_TUN_VERBS_BUF_SIZE),
+        .eager_limit = (size_t)faro_tun_int(FARO_TUN_VERBS_EAGER_LIMIT),
+        .recv_bufs = (int)faro_tun_int(FARO_TUN_VERBS_RECV_BUFS),
+        .srq_peers = (int)faro_tun_int(FARO_TUN_VERBS_SRQ_PEERS),
+        .srq_credits = (int)faro_tun_int(FARO_TUN_VERBS_SRQ_CREDITS),
+        .srq_bufs = (int)faro_tun_int(FARO_TUN_VERBS_SRQ_BUFS),
+        .send_bufs = (int)faro_tun_int(FARO_TUN_VERBS_SEND_BUFS),
+    };
+    struct verbs_plan *p = &tp->plan;
+    verbs_plan_make(&in, p);
+    tp->buf_size = p->buf_size;
+    tp->nrx = p->nrx;
+    tp->ntx = p->ntx;
+    tp->nsbuf = p->nsbuf;
+    tp->sq_depth = p->sq_depth;
+    tp->cq_size = p->cq_size;
+    tp->rx_capacity = p->rx_capacity;
     tp->srq = NULL;
-    if (want_srq)
-        tp->srq_max = tp->srq_max < tp->rx_capacity ? tp->srq_max : tp->rx_capacity;
-    tp->nsrx = want_srq ? tp->srq_max : 0;
+    tp->srq_max = tp->nsrx = p->srq_bufs;
 }
 
 static int verbs_wait_init(faro_tp_t *tp)
@@ -245,13 +237,12 @@ static int verbs_init(faro_tp_t **out, const faro_tp_env_t *env, faro_tp_attr_t 
     attr->caps = FARO_TP_CAP_GET | FARO_TP_CAP_PUT | FARO_TP_CAP_LOCAL_REG;
     /* send_inline copies out now: into the work request (the device's
      * inline data) when it fits, else into a send buffer. */
-    attr->max_inline = tp->buf_size - VERBS_MSG_HDR;
-    attr->max_send = tp->buf_size - VERBS_MSG_HDR - FARO_TP_MAX_HDR;
-    attr->eager_limit = (size_t)faro_tun_int(FARO_TUN_VERBS_EAGER_LIMIT);
+    attr->max_inline = tp->plan.max_inline;
+    attr->max_send = tp->plan.max_send;
+    attr->eager_limit = tp->plan.eager_limit;
     attr->eager_limit_user = faro_tun_isset(FARO_TUN_VERBS_EAGER_LIMIT);
     attr->frag_size = attr->max_send;
-    size_t max_msg = tp->max_msg ? tp->max_msg : (1u << 30);
-    attr->max_get = attr->max_put = max_msg < (1u << 30) ? max_msg : (1u << 30);
+    attr->max_get = attr->max_put = tp->plan.max_rma;
     attr->rkey_size = VERBS_RKEY_LEN;
     attr->latency_us = 2.0;
     attr->bandwidth_mbs = 10000.0;

@@ -12,8 +12,8 @@
  * (verbs_credit.h), a send entry (VERBS_MAX_TX per process), room in its
  * queue pair (VERBS_SQ_DEPTH) and, when not inline, a send buffer; without
  * one, send_inline says FARO_TP_AGAIN and isend queues the message behind the
- * endpoint's earlier ones, in order, its payload in place (112 bytes of
- * bookkeeping each). Progress posts queued messages as credits come back and
+ * endpoint's earlier ones, in order, its payload in place (104 bytes of
+ * bookkeeping each, and 16 per iovec). Progress posts queued messages as credits come back and
  * completions free entries, and calls done once a message is copied out.
  * The queue holds what the owner posted: it is bounded by the owner.
  */
@@ -26,11 +26,9 @@
 #include <string.h>
 
 #include "base/log.h"
-#include "base/tunables.h"
 
 int verbs_tx_init(faro_tp_t *tp, char *why, size_t whylen)
 {
-    tp->nsbuf = (int)faro_tun_int(FARO_TUN_VERBS_SEND_BUFS);
     tp->txs = calloc((size_t)tp->ntx, sizeof *tp->txs);
     tp->sbuf = aligned_alloc(4096, (size_t)tp->nsbuf * tp->buf_size);
     tp->sfree = calloc((size_t)tp->nsbuf, sizeof *tp->sfree);
@@ -261,10 +259,12 @@ int verbs_isend(faro_tp_t *tp, struct faro_tp_ep *ep, unsigned kind, const void 
                 size_t hdrlen, const struct iovec *iov, int iovcnt, faro_tp_done_fn done,
                 void *arg)
 {
+    /* Whatever fits one buffer: max_send with any header, and every message
+     * send_inline takes (its fallback when it says AGAIN). */
     size_t len = iov_len(iov, iovcnt);
-    if (len > tp->buf_size - VERBS_MSG_HDR - FARO_TP_MAX_HDR) {
-        faro_error("verbs: an isend of %zu bytes is larger than max_send (%zu)", len,
-                   tp->buf_size - VERBS_MSG_HDR - FARO_TP_MAX_HDR);
+    if (hdrlen + len > tp->buf_size - VERBS_MSG_HDR) {
+        faro_error("verbs: an isend of %zu + %zu bytes is larger than a buffer holds (max_send "
+                   "%zu, max_inline %zu)", hdrlen, len, tp->plan.max_send, tp->plan.max_inline);
         return FARO_TP_ERR;
     }
     int u = verbs_usable(ep);
