@@ -12,7 +12,7 @@ T=tests/mpi
 DIR=${TMPDIR:-/tmp}/faro-spawn-jobs-$$
 trap 'rm -rf "$DIR"' EXIT
 for p in "$MPIEXEC" $T/spawn_basic $T/spawn_multiple $T/spawn_nested $T/spawn_errors \
-         $T/spawn_fail; do
+         $T/spawn_fail $T/spawn_names; do
     [ -x "$p" ] || { echo "ERROR: $p is not built (make check builds it)" >&2; exit 99; }
 done
 mkdir -p "$DIR"
@@ -47,6 +47,7 @@ run hosts-tcp 0 "" -- env FARO_TRANSPORTS=tcp "$MPIEXEC" $F -hosts a,b -n 2 $T/s
 run hosts-tree 0 "" -- "$MPIEXEC" $F -hosts a,b,c,d,e --tree-width 2 -n 5 $T/spawn_basic
 run hosts-multiple 0 "" -- "$MPIEXEC" $F -hosts a,b,c -n 2 $T/spawn_multiple
 run hosts-nested 0 "" -- "$MPIEXEC" $F -hosts a:2,b:2 -n 2 $T/spawn_nested
+run hosts-names 0 "" -- "$MPIEXEC" $F -hosts a,b,c -n 2 $T/spawn_names
 # (137 and "rank 1 of spawned job 1 (pid N on c) was killed", or, when the
 # child's rank 0 notices the lost connection first, its abort: "rank 0 of
 # spawned job 1 on b called MPI_Abort (code 58): lost contact with rank 1")

@@ -67,7 +67,7 @@ static int answer(const char *cmd, const char *service, const char *port, char *
         if (n)
             found = n->port;
         else
-            why = "no such service name is published in this job";
+            why = "no such service name is published in this launch";
     } else {
         res = "unpublish_result";
         struct name **pp = service ? find(service) : NULL, *n = pp ? *pp : NULL;
@@ -77,7 +77,7 @@ static int answer(const char *cmd, const char *service, const char *port, char *
             free(n->port);
             free(n);
         } else {
-            why = "no such service name is published in this job";
+            why = "no such service name is published in this launch";
         }
     }
     return why ? faro_pmi_format(line, len, res, "rc", "-1", "msg", why, "info", why, NULL)
