@@ -396,11 +396,22 @@ int faro_pmi_node_map(int *node)
     return pmi.be->node_map ? pmi.be->node_map(node, pmi.info.size) : -1;
 }
 
-int faro_pmi_abort(int code, const char *msg)
+/* error: the library's own (key error=1); lost >= 0: the rank it lost. */
+static int pmi_abort(int code, const char *msg, int error, int lost)
 {
     if (pmi.inited && pmi.be)
-        pmi.be->abort(code, msg);
+        pmi.be->abort(code, msg, error, lost);
     return -1;
+}
+
+int faro_pmi_abort(int code, const char *msg)
+{
+    return pmi_abort(code, msg, 0, -1);
+}
+
+int faro_pmi_abort_error(int code, const char *msg, int lost)
+{
+    return pmi_abort(code, msg, 1, lost);
 }
 
 int faro_pmi_finalize(void)

@@ -63,6 +63,13 @@ int faro_pmi_node_map(int *node);
 /* Ask the process manager to end the whole job with this code and message. Does
  * not return when the manager acts; returns -1 when there is none (singleton). */
 int faro_pmi_abort(int code, const char *msg);
+/* The same when the library ends the job on an error of its own rather than
+ * the program's MPI_Abort (key error=1), and when lost >= 0 because it lost
+ * contact with that rank (key lost_rank), so that Faro's mpiexec can blame
+ * the lost rank's own end (a signal, MPI_Abort, an exit) when it learns of
+ * it, and this report only when nothing explains it. Other managers ignore
+ * both keys. */
+int faro_pmi_abort_error(int code, const char *msg, int lost);
 int faro_pmi_finalize(void);
 
 /* The name service (MPI_Publish_name and its kin): the PMI-1 commands

@@ -289,14 +289,30 @@ static int p1_node_map(int *node, int size)
     return faro_pmi_mapping_parse(val, size, node);
 }
 
-static void p1_abort(int code, const char *msg)
+static void p1_abort(int code, const char *msg, int error, int lost)
 {
-    char line[FARO_PMI_LINE_MAX], codestr[16], text[FARO_PMI_VAL_MAX + 1];
+    char line[FARO_PMI_LINE_MAX], codestr[16], loststr[16], text[FARO_PMI_VAL_MAX + 1];
     snprintf(codestr, sizeof codestr, "%d", code);
+    snprintf(loststr, sizeof loststr, "%d", lost);
     snprintf(text, sizeof text, "%s", msg ? msg : "");
-    int len = text[0] ? faro_pmi_format(line, sizeof line, "abort", "exitcode", codestr,
-                                        "message", text, NULL)
-                      : faro_pmi_format(line, sizeof line, "abort", "exitcode", codestr, NULL);
+    /* the optional pairs, each present or not: a NULL key ends the list
+     * (error and lost_rank are Faro's; other managers ignore them) */
+    const char *kv[6] = {NULL};
+    int n = 0;
+    if (text[0]) {
+        kv[n++] = "message";
+        kv[n++] = text;
+    }
+    if (error) {
+        kv[n++] = "error";
+        kv[n++] = "1";
+    }
+    if (lost >= 0) {
+        kv[n++] = "lost_rank";
+        kv[n++] = loststr;
+    }
+    int len = faro_pmi_format(line, sizeof line, "abort", "exitcode", codestr, kv[0], kv[1],
+                              kv[2], kv[3], kv[4], kv[5], NULL);
     if (len < 0 || faro_pmi_write_all(p1.fd, line, (size_t)len) < 0)
         return;
     /* The manager answers by killing us; wait a bounded time for it. */

@@ -255,7 +255,7 @@ static int p2_node_map(int *node, int size)
     return faro_pmi_mapping_parse(v, size, node);
 }
 
-static void p2_abort(int code, const char *msg)
+static void p2_abort(int code, const char *msg, int error, int lost)
 {
     char buf[FARO_PMI_LINE_MAX], codestr[16], text[FARO_PMI_VAL_MAX + 1];
     snprintf(codestr, sizeof codestr, "%d", code);

@@ -38,8 +38,11 @@ struct faro_pmi_backend {
     /* node[r] for every rank from the manager's own map (ids need not be
      * dense); -1 when it has none. */
     int (*node_map)(int *node, int size);
-    /* Ends the job; returns only when the manager did not act. */
-    void (*abort)(int code, const char *msg);
+    /* Ends the job; returns only when the manager did not act. error: the
+     * library ends it on an error of its own, not the program's MPI_Abort;
+     * lost >= 0: because it lost contact with that rank (pmi.h:
+     * faro_pmi_abort_error; only PMI-1 carries them, for Faro's mpiexec). */
+    void (*abort)(int code, const char *msg, int error, int lost);
     int (*finalize)(char *err, size_t errlen);
     /* The name service; the returns of pmi.h's faro_pmi_publish and kin. */
     int (*publish)(const char *service, const char *port, char *err, size_t errlen);

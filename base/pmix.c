@@ -221,7 +221,7 @@ static int px_node_map(int *node, int size)
     return rc == 0 && px_local_peers_agree(node, size) ? 0 : -1;
 }
 
-static void px_abort(int code, const char *msg)
+static void px_abort(int code, const char *msg, int error, int lost)
 {
     /* Returns when the manager has acted on it, or could not. */
     PMIx_Abort(code, msg ? msg : "MPI_Abort", NULL, 0);

@@ -33,7 +33,8 @@ int faro_coll_check_type(const char *fn, MPI_Comm comm, MPI_Datatype t, const ch
         return faro_err(comm, MPI_ERR_TYPE, "%s: %s is MPI_DATATYPE_NULL", fn, what);
     if (faro_type_valid(t))
         return faro_err(comm, MPI_ERR_TYPE,
-                        "%s: %s is not a datatype (freed with MPI_Type_free?)", fn, what);
+                        "%s: %s is not a datatype (uninitialised, or freed with MPI_Type_free?)",
+                        fn, what);
     return faro_err(comm, MPI_ERR_TYPE,
                     "%s: %s is not committed (call MPI_Type_commit before using it in "
                     "communication)",

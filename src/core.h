@@ -61,6 +61,16 @@ int faro_err_pass(MPI_Comm comm, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Ends the job: message on stderr, then the launcher is asked to end every rank. */
 _Noreturn void faro_fatal(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same when the cause is that job rank lost failed or went away under us
+ * (a lost connection, a transport error with it): the launcher is told
+ * which rank, so that it reports that rank's own end (killed by a signal,
+ * MPI_Abort, an exit) as the cause when it learns of it, and this message
+ * only when nothing explains it (faro_pmi_abort_error). */
+_Noreturn void faro_fatal_lost(int code, int lost, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Give the default action back to every signal whose handler one of the
+ * transports' libraries installed (runtime/signals.c says which and why). */
+void faro_signals_restore(void);
 
 #include "objects/group.h"
 #include "objects/comm.h"

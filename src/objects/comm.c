@@ -12,6 +12,7 @@
 
 #include "core.h"
 #include "coll.h"
+#include "objects/arena.h"
 #include "p2p/match.h"
 #include "p2p/request.h"
 #include "runtime/dyn.h"
@@ -28,6 +29,27 @@ struct faro_comm_predefined faro_mpi_comm_self = {.obj = {
 
 static int self_world;
 
+/* Communicator objects come from a FIFO pool over their arena
+ * (objects/arena.h, linked through all_next while free): never returned to
+ * the system, a freed one waits at the end of the queue before it is reused,
+ * so a stale handle reads as freed rather than as the next communicator, and
+ * a made-up handle is refused before it is read. */
+static struct faro_pool comm_pool = FARO_POOL_INIT("communicator", (size_t)64 << 20,
+                                                   struct faro_comm, all_next, 16);
+
+__attribute__((constructor)) static void comm_arena_init(void)
+{
+    faro_arena_reserve(&comm_pool.arena);
+    faro_arena_add_fixed(&comm_pool.arena, MPI_COMM_WORLD, sizeof faro_mpi_comm_world);
+    faro_arena_add_fixed(&comm_pool.arena, MPI_COMM_SELF, sizeof faro_mpi_comm_self);
+}
+
+/* 1 when c may be read: a predefined or pooled communicator's address. */
+static int readable(MPI_Comm c)
+{
+    return faro_arena_has_recent(&comm_pool.arena, c);
+}
+
 int faro_comm_init(void)
 {
     MPI_COMM_WORLD->rank = faro.rank;
@@ -39,17 +61,25 @@ int faro_comm_init(void)
 
 int faro_comm_check(MPI_Comm c)
 {
-    return (c && c->magic == FARO_COMM_MAGIC) ? 0 : -1;
+    return readable(c) && c->magic == FARO_COMM_MAGIC ? 0 : -1;
 }
 
 int faro_comm_check_local(MPI_Comm c)
 {
-    return (c && (c->magic == FARO_COMM_MAGIC || c->magic == FARO_COMM_PENDING)) ? 0 : -1;
+    return readable(c) && (c->magic == FARO_COMM_MAGIC || c->magic == FARO_COMM_PENDING) ? 0 : -1;
+}
+
+int faro_comm_broken(MPI_Comm c)
+{
+    return readable(c) && c->magic == FARO_COMM_BROKEN;
 }
 
 int faro_comm_bad(const char *fn, MPI_Comm c)
 {
-    if (c && c->magic == FARO_COMM_BROKEN) {
+    if (c != MPI_COMM_NULL && !readable(c))
+        return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: argument is not a communicator "
+                        "(uninitialised, or made up?)", fn);
+    if (faro_comm_broken(c)) {
         char name[160];
         const struct faro_peer_info *p = &faro.pinfo[c->lost_peer];
         return faro_err(c, MPI_ERR_PROC_ABORTED, "%s: the communicator lost %s (%s): only "
@@ -62,7 +92,7 @@ int faro_comm_bad(const char *fn, MPI_Comm c)
                     : c->magic == FARO_COMM_FREED ? "communicator was freed"
                     : c->magic == FARO_COMM_PENDING
                         ? "communicator is not usable before its MPI_Comm_idup request completes"
-                        : "argument is not a valid communicator");
+                        : "argument is not a valid communicator (freed, or never created?)");
 }
 
 #define CHECK_COMM(fn, c)                                                                     \
@@ -110,7 +140,7 @@ int faro_comm_has_dynamic(MPI_Comm c)
 
 MPI_Comm faro_comm_new(MPI_Comm parent, uint32_t ctx, int size, int *world, int rank)
 {
-    struct faro_comm *c = calloc(1, sizeof *c);
+    struct faro_comm *c = faro_pool_get(&comm_pool);
     if (!c)
         return NULL;
     c->all_next = all_comms;
@@ -150,8 +180,7 @@ void faro_comm_destroy(MPI_Comm c)
     free(c->remote_world);
     if (c->local)
         faro_comm_release(c->local);
-    c->magic = 0;
-    free(c);
+    faro_pool_put(&comm_pool, c);
 }
 
 #pragma weak MPI_Comm_size = PMPI_Comm_size
@@ -399,7 +428,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     if (!comm)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: comm pointer is NULL", fn);
     MPI_Comm c = *comm;
-    if (faro_comm_check(c) && !(c && c->magic == FARO_COMM_BROKEN))
+    if (faro_comm_check(c) && !faro_comm_broken(c))
         return faro_comm_bad(fn, c);
     if (c->predefined)
         return faro_err(c, MPI_ERR_COMM, "%s: %s is predefined and cannot be freed", fn, c->name);

@@ -72,6 +72,8 @@ static inline int faro_comm_world_rank(MPI_Comm c, int r)
 /* The number of ranks a point-to-point rank may name. */
 static inline int faro_comm_peer_size(MPI_Comm c) { return c->inter ? c->remote_size : c->size; }
 int faro_comm_check(MPI_Comm c); /* 0 when usable */
+/* 1 when c is a communicator that lost a peer (only free and disconnect take it). */
+int faro_comm_broken(MPI_Comm c);
 /* 0 when usable for calls that do not communicate (names, errhandlers,
  * attributes, rank, size, group, info): also while an MPI_Comm_idup of it is
  * pending, as MPICH and Open MPI allow (mpi4py sets the errhandler of an idup's

@@ -13,7 +13,15 @@
 
 #include "core.h"
 #include "runtime/thread.h"
+#include "objects/arena.h"
 #include "objects/type_build.h"
+
+/* Every predefined type's address as the program sees it (a relocated
+ * pointer: a copy in the program when it uses the type by name), listed in
+ * one section for the type arena's brackets (type_arena_init). */
+#define LISTED(object)                                                               \
+    static MPI_Datatype const listed_##object                                        \
+        __attribute__((used, section("faro_predefined_types"))) = &object.obj;
 
 #define BASIC(var, ctype, label)                                                     \
     struct faro_datatype_predefined faro_mpi_##var = {.obj = {                       \
@@ -22,7 +30,8 @@
         .run = (struct faro_run[]){{0, sizeof(ctype), sizeof(ctype), 1, 0}},         \
         .true_extent = sizeof(ctype), .nbasic = 1, .align = alignof(ctype),          \
         .committed = 1, .predefined = 1, .name = label,                              \
-        .basic = &faro_mpi_##var.obj}};
+        .basic = &faro_mpi_##var.obj}};                                              \
+    LISTED(faro_mpi_##var)
 
 BASIC(char, char, "MPI_CHAR")
 BASIC(signed_char, signed char, "MPI_SIGNED_CHAR")
@@ -101,7 +110,8 @@ BASIC(cxx_long_double_complex, long double _Complex, "MPI_CXX_LONG_DOUBLE_COMPLE
                                     sizeof(itype), 1, sizeof(vtype)}},                  \
         .true_extent = offsetof(struct pair_##var, i) + sizeof(itype), .nbasic = 2,     \
         .align = alignof(struct pair_##var), .committed = 1, .predefined = 1,           \
-        .name = label, .basic = &faro_mpi_##var.obj}};
+        .name = label, .basic = &faro_mpi_##var.obj}};                                  \
+    LISTED(faro_mpi_##var)
 
 PAIR(float_int, float, int, "MPI_FLOAT_INT")
 PAIR(double_int, double, int, "MPI_DOUBLE_INT")
@@ -115,40 +125,29 @@ PAIR(2double_precision, double, double, "MPI_2DOUBLE_PRECISION")
 
 /* ---- objects ---- */
 
-/* Type objects are carved from slabs and never returned to the system, and a
- * freed one waits at the end of a FIFO (linked through its run field, magic
- * cleared) before it is reused: a program's stale handle then reads as freed
- * (MPI_ERR_TYPE), not as garbage. */
-#define SLAB 64
-static struct faro_datatype *pool_head, *pool_tail;
+/* Type objects come from a FIFO pool over the type arena (objects/arena.h,
+ * linked through their run field): never returned to the system, a freed one
+ * waits at the end of the queue before it is reused, so a program's stale
+ * handle reads as freed (MPI_ERR_TYPE), not as garbage, and a made-up one is
+ * refused before it is read. */
+static struct faro_pool type_pool = FARO_POOL_INIT("datatype", (size_t)256 << 20,
+                                                   struct faro_datatype, run, 64);
 
-#define POOL_NEXT(t) ((struct faro_datatype *)(void *)(t)->run)
-#define POOL_LINK(t, next) ((t)->run = (struct faro_run *)(void *)(next))
+extern MPI_Datatype const __start_faro_predefined_types[], __stop_faro_predefined_types[];
 
-static void pool_put(struct faro_datatype *t)
+__attribute__((constructor)) static void type_arena_init(void)
 {
-    memset(t, 0, sizeof *t);
-    if (pool_tail)
-        POOL_LINK(pool_tail, t);
-    else
-        pool_head = t;
-    pool_tail = t;
+    faro_arena_reserve(&type_pool.arena);
+    for (MPI_Datatype const *t = __start_faro_predefined_types; t < __stop_faro_predefined_types;
+         t++)
+        faro_arena_add_fixed(&type_pool.arena, *t, sizeof(struct faro_datatype_predefined));
 }
 
 MPI_Datatype faro_type_alloc(void)
 {
-    if (!pool_head) {
-        struct faro_datatype *slab = calloc(SLAB, sizeof *slab);
-        if (!slab)
-            return NULL;
-        for (int i = 0; i < SLAB; i++)
-            pool_put(&slab[i]);
-    }
-    struct faro_datatype *t = pool_head;
-    pool_head = POOL_NEXT(t);
-    if (!pool_head)
-        pool_tail = NULL;
-    memset(t, 0, sizeof *t);
+    struct faro_datatype *t = faro_pool_get(&type_pool);
+    if (!t)
+        return NULL;
     t->magic = FARO_TYPE_MAGIC;
     t->refs = 1;
     t->name = t->namebuf;
@@ -178,12 +177,14 @@ void faro_type_destroy(MPI_Datatype t)
             faro_type_release(c->types[i]);
     free(c);
     free(t->run);
-    pool_put(t);
+    faro_pool_put(&type_pool, t);
 }
 
 int faro_type_valid(MPI_Datatype t)
 {
-    return t && t->magic == FARO_TYPE_MAGIC && !t->freed ? 0 : -1;
+    if (!faro_arena_has_recent(&type_pool.arena, t)) /* made up: reading it could fault */
+        return -1;
+    return t->magic == FARO_TYPE_MAGIC && !t->freed ? 0 : -1;
 }
 
 int faro_type_check(MPI_Datatype t)
@@ -195,9 +196,10 @@ int faro_type_bad(const char *fn, MPI_Comm comm, MPI_Datatype t)
 {
     if (t == MPI_DATATYPE_NULL)
         return faro_err(comm, MPI_ERR_TYPE, "%s: datatype is MPI_DATATYPE_NULL", fn);
-    if (t->magic != FARO_TYPE_MAGIC || t->freed)
+    if (faro_type_valid(t))
         return faro_err(comm, MPI_ERR_TYPE,
-                        "%s: argument is not a datatype (freed with MPI_Type_free?)", fn);
+                        "%s: argument is not a datatype (uninitialised, or freed with "
+                        "MPI_Type_free?)", fn);
     return faro_err(comm, MPI_ERR_TYPE,
                     "%s: datatype%s%s is not committed (call MPI_Type_commit before using it "
                     "in communication)", fn, t->name[0] ? " " : "", t->name);
@@ -288,7 +290,7 @@ static MPI_Datatype clone(MPI_Datatype t, int as_dup)
     }
     if (!c || faro_type_copy_layout(n, t) != 0) {
         free(c);
-        pool_put(n);
+        faro_pool_put(&type_pool, n);
         return NULL;
     }
     n->committed = t->committed || t->predefined;

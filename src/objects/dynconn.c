@@ -459,7 +459,7 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
     if (!comm)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: comm pointer is NULL", fn);
     MPI_Comm c = *comm;
-    int broken = c && c->magic == FARO_COMM_BROKEN;
+    int broken = faro_comm_broken(c);
     if (faro_comm_check(c) && !broken)
         return faro_comm_bad(fn, c);
     if (c->predefined)

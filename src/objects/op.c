@@ -249,7 +249,8 @@ int faro_op_valid(MPI_Op op, MPI_Datatype t, char *msg, size_t msglen)
         return MPI_ERR_TYPE;
     }
     if (faro_type_valid(t)) {
-        snprintf(msg, msglen, "datatype %p is not a datatype (freed with MPI_Type_free?)",
+        snprintf(msg, msglen,
+                 "datatype %p is not a datatype (uninitialised, or freed with MPI_Type_free?)",
                  (void *)t);
         return MPI_ERR_TYPE;
     }

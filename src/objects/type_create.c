@@ -20,7 +20,8 @@ static int bad_old(const char *fn, MPI_Datatype t, const char *what)
     if (t == MPI_DATATYPE_NULL)
         return faro_err(MPI_COMM_NULL, MPI_ERR_TYPE, "%s: %s is MPI_DATATYPE_NULL", fn, what);
     return faro_err(MPI_COMM_NULL, MPI_ERR_TYPE,
-                    "%s: %s is not a datatype (freed with MPI_Type_free?)", fn, what);
+                    "%s: %s is not a datatype (uninitialised, or freed with MPI_Type_free?)",
+                    fn, what);
 }
 
 #define CHECK_OLD(fn, t)                                                                   \

@@ -31,7 +31,7 @@ static int check_args(const char *fn, MPI_Comm comm, const void *buf, int count,
         return faro_err(comm, MPI_ERR_COUNT, "%s: count %d is negative", fn, count);
     if (internal ? !internal_type_alive(type) : faro_type_check(type) != 0) {
         if (type != MPI_DATATYPE_NULL)
-            return faro_err(comm, MPI_ERR_TYPE, "%s: argument is not a committed datatype", fn);
+            return faro_type_bad(fn, comm, type);
         if (count > 0)
             return faro_err(comm, MPI_ERR_TYPE, "%s: datatype is MPI_DATATYPE_NULL with count "
                             "%d (a null datatype is accepted only with count 0)", fn, count);

@@ -1,5 +1,6 @@
 #include "p2p/request.h"
 #include "p2p/match.h"
+#include "objects/arena.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -7,8 +8,17 @@
 /* Requests are carved from slabs that are never returned to the system: a
  * request's address stays valid while a peer may still echo it back. The
  * slabs are listed (first request of each: next slab) so that the loss of a
- * peer beyond the job can find the requests that wait for it. */
+ * peer beyond the job can find the requests that wait for it. They come from
+ * the requests' arena, so that a handle is known to be one of them before it
+ * is read (faro_req_check). */
 #define SLAB 256
+
+static struct faro_arena req_arena = FARO_ARENA_INIT("request", (size_t)1 << 30);
+
+__attribute__((constructor)) static void req_arena_init(void)
+{
+    faro_arena_reserve(&req_arena);
+}
 
 static struct faro_request *free_list;
 static struct slab {
@@ -18,7 +28,7 @@ static struct slab {
 
 static int grow(void)
 {
-    struct slab *s = calloc(1, sizeof *s);
+    struct slab *s = faro_arena_alloc(&req_arena, sizeof *s);
     if (!s)
         return -1;
     s->next = slabs;
@@ -84,7 +94,7 @@ void faro_req_complete(struct faro_request *r)
 
 int faro_req_check(MPI_Request r)
 {
-    return (r && r->magic == FARO_REQ_MAGIC) ? 0 : -1;
+    return faro_arena_has(&req_arena, r) && r->magic == FARO_REQ_MAGIC ? 0 : -1;
 }
 
 /* A posted receive that the lost peer could satisfy: from it, or from any

@@ -32,8 +32,8 @@ void faro_tp_failed(int peer, const char *op, int rc)
     if (peer >= faro.size)
         return;
     const struct faro_transport *t = faro.peers[peer].t;
-    faro_fatal(MPI_ERR_OTHER, "%s to rank %d failed (transport %s, status %d)", op, peer,
-               t ? t->ops->name : "none", rc);
+    faro_fatal_lost(MPI_ERR_OTHER, peer, "%s to rank %d failed (transport %s, status %d)", op,
+                    peer, t ? t->ops->name : "none", rc);
 }
 
 void faro_req_tp_failed(struct faro_request *r, const char *op, int rc)

@@ -344,15 +344,15 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     if (!flag)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Request_get_status: flag pointer is "
                         "NULL");
+    if (request != MPI_REQUEST_NULL && faro_req_check(request))
+        return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
+                        "MPI_Request_get_status: not a valid request");
     if (inactive(request)) {
         *flag = 1;
         if (status != MPI_STATUS_IGNORE)
             faro_status_empty(status);
         return MPI_SUCCESS;
     }
-    if (faro_req_check(request))
-        return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
-                        "MPI_Request_get_status: not a valid request");
     if (!request->complete)
         faro_progress();
     *flag = request->complete;

@@ -160,19 +160,30 @@ static void describe(int cls, unsigned slot, char *out, size_t len)
         snprintf(out, len, "%s", text ? text : "");
 }
 
-_Noreturn void faro_fatal(int code, const char *fmt, ...)
+static _Noreturn void vfatal(int code, int lost, const char *fmt, va_list ap)
 {
     char msg[MPI_MAX_ERROR_STRING];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     faro_error("%s", msg);
     int status = code_class(code);
     if (status <= 0 || status > 255)
         status = 1;
-    faro_pmi_abort(status, msg); /* returns only without a process manager */
+    faro_pmi_abort_error(status, msg, lost); /* returns only without a process manager */
     _exit(status);
+}
+
+_Noreturn void faro_fatal(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfatal(code, -1, fmt, ap);
+}
+
+_Noreturn void faro_fatal_lost(int code, int lost, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfatal(code, lost, fmt, ap);
 }
 
 static MPI_Errhandler handler_of(MPI_Comm *comm)

@@ -59,6 +59,7 @@ static int init(int required, int *provided)
     faro.thread_level = required; /* every level, MPI_THREAD_MULTIPLE included */
     faro_thread_init(faro.thread_level);
     faro_hang_init();
+    faro_signals_restore(); /* what the transports' libraries took at their start-up */
     if (provided)
         *provided = faro.thread_level;
     faro.initialized = 1;

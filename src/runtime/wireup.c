@@ -81,8 +81,8 @@ static void on_ep_lost(void *core, void *ctx, int orderly, const char *why)
     }
     if (orderly)
         return;
-    faro_fatal(MPI_ERR_PROC_ABORTED, "lost contact with rank %d: %s; ending the job", p->rank,
-               why);
+    faro_fatal_lost(MPI_ERR_PROC_ABORTED, p->rank, "lost contact with rank %d: %s; ending the job",
+                    p->rank, why);
 }
 
 /* Node ids by host name, one get per rank: for process managers without a

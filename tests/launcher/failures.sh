@@ -12,6 +12,15 @@ expect_err "was killed by signal 6"
 run 1 -n 3 "$PROBE" nofinalize 1
 expect_err ") exited with code 0 without calling MPI_Finalize; ending the job"
 
+# A rank that lost contact with another (faro_pmi_abort_error, as a lost
+# connection makes the library do): the other's own end, reported within a
+# heartbeat, is the verdict; without one, the report, a heartbeat later.
+run 137 -n 3 "$PROBE" lost 0 58 2 300
+expect_err "mpiexec: rank 2 (pid "
+expect_err ") was killed by signal 9 (Killed); ending the job"
+run 58 -n 3 "$PROBE" lost 0 58 2
+expect_err "mpiexec: rank 0 ended the job (code 58): probe lost its peer on purpose (no end of rank 2 was reported within 1500 ms)"
+
 # A program that never speaks PMI may simply exit 0.
 run 0 -n 2 sh -c 'exit 0'
 [ ! -s "$OUT.err" ] || fail "unexpected message for a non-PMI program"

@@ -97,6 +97,14 @@ run 137 $F -hosts a,b -n 4 "$PROBE" signal 1 9
 expect_err " on b) was killed by signal 9 (Killed); ending the job"
 run 1 $F -hosts a,b -n 2 "$PROBE" nofinalize 1
 expect_err "without calling MPI_Finalize"
+# A rank that lost contact with a rank of another host: that rank's own end,
+# reported through its proxy within a heartbeat, is the verdict; without
+# one, after the heartbeat, the report (hosts a: ranks 0, 2; b: ranks 1, 3).
+run 137 $F -hosts a,b -n 4 "$PROBE" lost 0 58 3 300
+expect_err "mpiexec: rank 3 (pid "
+expect_err " on b) was killed by signal 9 (Killed); ending the job"
+run 58 $F -hosts a,b -n 4 "$PROBE" lost 2 58 1
+expect_err "mpiexec: rank 2 on a ended the job (code 58): probe lost its peer on purpose (no end of rank 1 on b was reported within 1500 ms)"
 run 124 $F -hosts a,b --timeout 1 "$PROBE" sleep 20
 expect_err "job timed out after 1 seconds"
 run 127 $F -hosts a,b ./faro-no-such-program

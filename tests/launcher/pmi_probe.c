@@ -11,6 +11,10 @@
  *   pmi_probe signal R SIG        rank R raises SIG; the others wait in a barrier
  *   pmi_probe nofinalize R        rank R exits 0 without finalize; the others wait
  *   pmi_probe abort R CODE        rank R calls faro_pmi_abort; the others wait
+ *   pmi_probe lost R CODE L [MS]  rank R calls faro_pmi_abort_error naming rank L
+ *                                 (as a rank that lost its connection to L does);
+ *                                 rank L raises SIGKILL MS ms later (never when
+ *                                 MS is absent); the others wait
  *   pmi_probe sleep SECONDS       every rank sleeps, then finalizes
  *   pmi_probe env VAR...          print "VAR=value" (or "VAR unset") per variable
  *   pmi_probe stdin               print how many bytes stdin held
@@ -116,7 +120,7 @@ int main(int argc, char **argv)
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
         fprintf(stderr, "usage: pmi_probe MODE ARGS... (modes: kvs barrier nodemap exit signal "
-                        "nofinalize abort sleep env stdin lines shm appnum)\n");
+                        "nofinalize abort lost sleep env stdin lines shm appnum)\n");
         return 2;
     }
     if (faro_tunables_load(err, sizeof err) < 0) {
@@ -151,6 +155,18 @@ int main(int argc, char **argv)
             exit(0);
         faro_pmi_abort(a2, "probe gave up on purpose");
         probe_die("abort returned");
+    } else if (strcmp(mode, "lost") == 0) {
+        int lost = argc > 4 ? atoi(argv[4]) : 0, ms = argc > 5 ? atoi(argv[5]) : -1;
+        if (me) {
+            faro_pmi_abort_error(a2, "probe lost its peer on purpose", lost);
+            probe_die("abort returned");
+        }
+        if (info.rank == lost && ms >= 0) {
+            usleep((useconds_t)ms * 1000);
+            raise(SIGKILL);
+        }
+        faro_pmi_barrier(); /* never completes: rank a1 does not join */
+        probe_die("barrier completed without the failing rank");
     } else if (strcmp(mode, "sleep") == 0) {
         sleep((unsigned)a1);
     } else if (strcmp(mode, "appnum") == 0) {

@@ -282,6 +282,14 @@ struct mpx_job {
     int exit_code;       /* decided by the first failure */
     int killed;          /* SIGKILL already sent */
     long long kill_at;   /* monotonic ms to send SIGKILL; 0 none */
+    /* mpiexec: the first rank that ended the job because it lost contact
+     * with another (its abort named lost_rank), held until its due time so
+     * that the lost rank's own end, reported meanwhile, is the verdict. */
+    struct {
+        long long due;   /* monotonic ms; 0 none held */
+        int rank, code, lost;
+        char msg[1024];
+    } lost_report;
     struct mpx_stats stats; /* the subtree's, children's included once DONE */
     long long t_start;
     struct mpx_hang *hang; /* mpiexec: the hang doctor (hang.c); NULL elsewhere */
@@ -519,7 +527,15 @@ int mpx_job_decode(struct mpx_job *job, struct mpx_rd *r, char *err, size_t errl
 /* A local rank's put, barrier entry and abort. */
 void mpx_fence_put(struct mpx_job *job, const char *key, const char *val);
 void mpx_fence_local_ready(struct mpx_job *job);
-void mpx_rank_aborted(struct mpx_job *job, int rank, int code, const char *msg);
+/* A rank's abort. how: MPX_ABORT_PROGRAM (MPI_Abort), MPX_ABORT_ERROR (the
+ * library ended the job on an error: its abort's error=1), or the rank it
+ * lost contact with (its lost_rank, >= 0). */
+#define MPX_ABORT_PROGRAM (-1)
+#define MPX_ABORT_ERROR (-2)
+void mpx_rank_aborted(struct mpx_job *job, int rank, int code, const char *msg, int how);
+/* mpiexec: end the job with the held lost-contact report once it is due
+ * (nothing else explained it); else lower *next to its due time. */
+void mpx_lost_report_due(struct mpx_job *job, long long now, long long *next);
 /* The rank's name in messages: "rank 3 (pid 123 on h2)" or "rank 3 (pid 123)". */
 void mpx_rank_name(const struct mpx_job *job, int rank, long pid, char *buf, size_t len);
 /* Send sig to every rank of the subtree. */

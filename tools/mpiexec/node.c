@@ -642,6 +642,8 @@ void mpx_node_loop(struct mpx_job *job, int sfd)
         if (timeout_at && now >= timeout_at && !job->ending && !mpx_hang_timeout(job, now))
             mpx_job_fail(job, MPX_EXIT_TIMEOUT, "mpiexec: job timed out after %d seconds; "
                          "ending it", job->opts.timeout_s);
+        if (job->is_root)
+            mpx_lost_report_due(job, now, &next);
         if (job->is_root && job->ending && !job->killed && now >= job->kill_at) {
             mpx_signal_all(job, SIGKILL);
             job->killed = 1;

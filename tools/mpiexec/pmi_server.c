@@ -166,7 +166,12 @@ static void srv_abort(struct mpx_job *job, struct mpx_rank *r, const struct faro
     const char *msg = faro_pmi_msg_get(m, "message");
     if (!msg)
         msg = faro_pmi_msg_get(m, "msg");
-    mpx_rank_aborted(job, r->rank, code, msg);
+    int how = MPX_ABORT_PROGRAM, flag = 0;
+    if (faro_pmi_msg_int(m, "error", &flag) == 0 && flag)
+        how = MPX_ABORT_ERROR;
+    if (faro_pmi_msg_int(m, "lost_rank", &flag) == 0 && flag >= 0)
+        how = flag;
+    mpx_rank_aborted(job, r->rank, code, msg, how);
 }
 
 static void srv_handle(struct mpx_job *job, struct mpx_rank *r, const struct faro_pmi_msg *m)

@@ -329,23 +329,65 @@ void mpx_report_exit(struct mpx_job *job, const struct mpx_rank *r, long pid, in
     mpx_buf_free(&b);
 }
 
-void mpx_rank_aborted(struct mpx_job *job, int rank, int code, const char *msg)
+static const char *rank_host(const struct mpx_job *job, int rank, char *buf, size_t len)
+{
+    buf[0] = 0;
+    if (job->hostname)
+        snprintf(buf, len, " on %s", job->hostname[job->host_of[rank]]);
+    return buf;
+}
+
+void mpx_rank_aborted(struct mpx_job *job, int rank, int code, const char *msg, int how)
 {
     if (!job->is_root) {
         struct mpx_buf b = { 0 };
         mpx_buf_u32(&b, (uint32_t)rank);
         mpx_buf_u32(&b, (uint32_t)code);
         mpx_buf_str(&b, msg ? msg : "");
+        mpx_buf_u32(&b, (uint32_t)how);
         mpx_conn_send(job->parent, MPX_MSG_ABORT, b.p, b.len, NULL, 0);
         mpx_buf_free(&b);
         return;
     }
-    char where[300] = "";
-    if (job->hostname)
-        snprintf(where, sizeof where, " on %s", job->hostname[job->host_of[rank]]);
+    char where[300];
+    rank_host(job, rank, where, sizeof where);
+    int lost = how;
+    if (lost >= 0 && lost < job->np && lost != rank) {
+        /* The peer's own end (killed, aborted, exited) usually reaches us
+         * a moment later, through its own proxy: give it a heartbeat. */
+        if (!job->ending && !job->lost_report.due) {
+            job->lost_report.due = mpx_now_ms() + job->heartbeat_ms;
+            job->lost_report.rank = rank;
+            job->lost_report.code = code;
+            job->lost_report.lost = lost;
+            snprintf(job->lost_report.msg, sizeof job->lost_report.msg, "%s", msg ? msg : "");
+        }
+        return;
+    }
     /* Exit statuses are 8 bits; keep the low byte as the shell would see it. */
-    mpx_job_fail(job, code & 0xff, "mpiexec: rank %d%s%s called MPI_Abort (code %d)%s%s", rank,
-                 mpx_job_of(job), where, code, msg && *msg ? ": " : "", msg ? msg : "");
+    mpx_job_fail(job, code & 0xff, "mpiexec: rank %d%s%s %s (code %d)%s%s", rank,
+                 mpx_job_of(job), where,
+                 how == MPX_ABORT_PROGRAM ? "called MPI_Abort" : "ended the job", code,
+                 msg && *msg ? ": " : "", msg ? msg : "");
+}
+
+void mpx_lost_report_due(struct mpx_job *job, long long now, long long *next)
+{
+    if (!job->lost_report.due || job->ending)
+        return;
+    if (now < job->lost_report.due) {
+        if (*next < 0 || job->lost_report.due < *next)
+            *next = job->lost_report.due;
+        return;
+    }
+    char where[300], lwhere[300];
+    rank_host(job, job->lost_report.rank, where, sizeof where);
+    rank_host(job, job->lost_report.lost, lwhere, sizeof lwhere);
+    mpx_job_fail(job, job->lost_report.code & 0xff,
+                 "mpiexec: rank %d%s%s ended the job (code %d): %s (no end of rank %d%s was "
+                 "reported within %d ms)", job->lost_report.rank, mpx_job_of(job), where,
+                 job->lost_report.code, job->lost_report.msg, job->lost_report.lost, lwhere,
+                 job->heartbeat_ms);
 }
 
 /* Child k (and the hosts it started) is gone. */
@@ -506,8 +548,9 @@ void mpx_kid_message(struct mpx_job *job, struct mpx_link *k, int type, struct m
     case MPX_MSG_ABORT: {
         int rank = (int)mpx_rd_u32(p), code = (int)mpx_rd_u32(p);
         const char *msg = mpx_rd_str(p);
+        int how = (int)mpx_rd_u32(p);
         if (!p->bad && rank >= 0 && rank < job->np)
-            mpx_rank_aborted(job, rank, code, msg);
+            mpx_rank_aborted(job, rank, code, msg, how);
         break;
     }
     case MPX_MSG_OUTPUT: {
