@@ -262,6 +262,11 @@ int faro_pmi_init(struct faro_pmi_info *info, char *err, size_t errlen)
         info->protocol = "singleton";
     }
     snprintf(info->why, sizeof info->why, "%s", why);
+    /* Started by MPI_Comm_spawn: Hydra's variable, which Faro's mpiexec sets too. */
+    int spawned = 0;
+    if (faro_pmi_env_int("PMI_SPAWNED", &spawned, err, errlen) < 0)
+        return -1;
+    info->spawned = be && spawned;
     pmi.be = be;
     pmi.info = *info;
     pmi.inited = 1;
@@ -476,4 +481,35 @@ int faro_pmi_unpublish(const char *service, char *err, size_t errlen)
     char port[FARO_PMI_VAL_MAX + 1];
     int rc = pmi.be->lookup(service, port, sizeof port, err, errlen);
     return rc ? rc : pmi.be->unpublish(service, err, errlen);
+}
+
+/* ---- the universe and spawn ---- */
+
+int faro_pmi_universe_size(void)
+{
+    if (!pmi.inited || !pmi.be)
+        return 1;
+    return pmi.be->universe_size ? pmi.be->universe_size() : 0;
+}
+
+int faro_pmi_spawn(int count, const struct faro_pmi_spawn_cmd *cmds, char *const *preput,
+                   char *err, size_t errlen)
+{
+    if (!pmi.inited || !pmi.be) {
+        snprintf(err, errlen, "this process was started without a process manager (no "
+                 "mpiexec), so nothing can start processes for it");
+        return FARO_PMI_NO_SERVICE;
+    }
+    if (!pmi.be->spawn) {
+        snprintf(err, errlen, "the process manager's protocol (%s) cannot start processes "
+                 "here (Faro spawns over PMI-1: Faro's mpiexec, or Hydra)", pmi.be->name);
+        return FARO_PMI_NO_SERVICE;
+    }
+    int rc = pmi.be->spawn(count, cmds, preput, err, errlen);
+    if (rc == -3) {
+        size_t n = strlen(err);
+        snprintf(err + n, errlen - n, " (the process manager does not spawn processes)");
+        return FARO_PMI_NO_SERVICE;
+    }
+    return rc;
 }

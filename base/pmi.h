@@ -25,6 +25,7 @@
 struct faro_pmi_info {
     int rank, size, appnum;
     int singleton;           /* 1 when started without a process manager */
+    int spawned;             /* 1 when started by MPI_Comm_spawn (PMI_SPAWNED=1) */
     char kvsname[256];
     int key_max, val_max;    /* what the manager allows, within Faro's own limits */
     const char *protocol;    /* "pmi1", "pmi2", "pmix" or "singleton" */
@@ -82,5 +83,28 @@ int faro_pmi_finalize(void);
 int faro_pmi_publish(const char *service, const char *port, char *err, size_t errlen);
 int faro_pmi_lookup(const char *service, char *port, size_t portlen, char *err, size_t errlen);
 int faro_pmi_unpublish(const char *service, char *err, size_t errlen);
+
+/* MPI_UNIVERSE_SIZE: how many processes the process manager expects room
+ * for (get_universe_size); 1 for a singleton; 0 when it does not say. */
+int faro_pmi_universe_size(void);
+
+/* Spawn (MPI_Comm_spawn_multiple): start the commands as one new job, with
+ * the preput pairs in its key-value space, over the PMI-1 spawn command as
+ * MPICH's simple PMI sends it (one "mcmd=spawn" block of key=value lines per
+ * command, up to "endcmd"; Hydra and Faro's mpiexec serve it; the PMI-2 and
+ * PMIx backends have none yet). info and preput are key, value, ...
+ * NULL-terminated. Returns 0 once the manager started them; -2 when it
+ * refused, with its reason in err; FARO_PMI_NO_SERVICE when there is no
+ * manager that spawns (a singleton, a protocol without spawn, or a manager
+ * that answers cmd=error); -1 when the request cannot be sent (a value with
+ * a newline, a line too long) or the exchange failed. */
+struct faro_pmi_spawn_cmd {
+    const char *command;
+    char *const *argv;       /* its arguments, NULL-terminated; NULL: none */
+    int maxprocs;
+    char *const *info;
+};
+int faro_pmi_spawn(int count, const struct faro_pmi_spawn_cmd *cmds, char *const *preput,
+                   char *err, size_t errlen);
 
 #endif

@@ -387,8 +387,134 @@ static int p1_unpublish(const char *service, char *err, size_t errlen)
                     "unpublish_result", NULL, NULL, 0, err, errlen);
 }
 
+
+/* ---- the universe and spawn ---- */
+
+static int p1_universe_size(void)
+{
+    char line[FARO_PMI_LINE_MAX], err[512];
+    struct faro_pmi_msg m;
+    int n = 0;
+    if (p1_call(line, faro_pmi_format(line, sizeof line, "get_universe_size", NULL),
+                "universe_size", &m, err, sizeof err) < 0 ||
+        faro_pmi_msg_int(&m, "size", &n) < 0 || n < 0)
+        return 0; /* Hydra says -1 when it was given no -usize */
+    return n;
+}
+
+/* A growable request text. */
+struct p1_text {
+    char *p;
+    size_t len, cap;
+    int bad;
+    char *err;
+    size_t errlen;
+};
+
+/* Append one line "key=value\n" (value NULL: "key\n"); the server reads a
+ * line at a time, so each must fit in one, and a value cannot hold a newline. */
+static void p1_line(struct p1_text *t, const char *key, const char *val)
+{
+    if (t->bad)
+        return;
+    size_t need = strlen(key) + (val ? strlen(val) + 1 : 0) + 1;
+    if (val && strchr(val, '\n')) {
+        snprintf(t->err, t->errlen, "the %s '%.40s...' holds a newline, which the PMI spawn "
+                 "command cannot carry", key, val);
+        t->bad = 1;
+        return;
+    }
+    if (need >= FARO_PMI_LINE_MAX) {
+        snprintf(t->err, t->errlen, "the %s '%.40s...' is %zu bytes; the PMI spawn command "
+                 "carries at most %d", key, val ? val : "", need - strlen(key) - 2,
+                 FARO_PMI_LINE_MAX - (int)strlen(key) - 3);
+        t->bad = 1;
+        return;
+    }
+    if (t->len + need + 1 > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 4096;
+        while (cap < t->len + need + 1)
+            cap *= 2;
+        char *p = realloc(t->p, cap);
+        if (!p) {
+            snprintf(t->err, t->errlen, "out of memory for the spawn request");
+            t->bad = 1;
+            return;
+        }
+        t->p = p;
+        t->cap = cap;
+    }
+    t->len += (size_t)snprintf(t->p + t->len, t->cap - t->len, "%s%s%s\n", key, val ? "=" : "",
+                               val ? val : "");
+}
+
+static void p1_line_int(struct p1_text *t, const char *key, long v)
+{
+    char num[24];
+    snprintf(num, sizeof num, "%ld", v);
+    p1_line(t, key, num);
+}
+
+static void p1_pairs(struct p1_text *t, const char *num, const char *kfmt, const char *vfmt,
+                     char *const *kv)
+{
+    long n = 0;
+    char key[32];
+    while (kv && kv[2 * n] && kv[2 * n + 1])
+        n++;
+    p1_line_int(t, num, n);
+    for (long i = 0; i < n; i++) {
+        snprintf(key, sizeof key, kfmt, i);
+        p1_line(t, key, kv[2 * i]);
+        snprintf(key, sizeof key, vfmt, i);
+        p1_line(t, key, kv[2 * i + 1]);
+    }
+}
+
+/* MPICH's simple PMI: one mcmd=spawn block per command, up to endcmd. */
+static int p1_spawn(int count, const struct faro_pmi_spawn_cmd *cmds, char *const *preput,
+                    char *err, size_t errlen)
+{
+    struct p1_text t = { .err = err, .errlen = errlen };
+    for (int c = 0; c < count; c++) {
+        long argc = 0;
+        char key[32];
+        p1_line(&t, "mcmd", "spawn");
+        p1_line_int(&t, "nprocs", cmds[c].maxprocs);
+        p1_line(&t, "execname", cmds[c].command);
+        p1_line_int(&t, "totspawns", count);
+        p1_line_int(&t, "spawnssofar", c + 1);
+        while (cmds[c].argv && cmds[c].argv[argc])
+            argc++;
+        p1_line_int(&t, "argcnt", argc);
+        for (long i = 0; i < argc; i++) {
+            snprintf(key, sizeof key, "arg%ld", i + 1);
+            p1_line(&t, key, cmds[c].argv[i]);
+        }
+        if (c == 0)
+            p1_pairs(&t, "preput_num", "preput_key_%ld", "preput_val_%ld", preput);
+        p1_pairs(&t, "info_num", "info_key_%ld", "info_val_%ld", cmds[c].info);
+        p1_line(&t, "endcmd", NULL);
+    }
+    struct faro_pmi_msg m;
+    int rc = -1;
+    if (!t.bad) {
+        if (faro_pmi_write_all(p1.fd, t.p, t.len) < 0)
+            snprintf(err, errlen, "PMI: writing to the process manager on fd %d failed: %s",
+                     p1.fd, strerror(errno));
+        else
+            rc = p1_reply("spawn_result", &m, err, errlen);
+        const char *why = rc == -2 ? faro_pmi_msg_get(&m, "msg") : NULL;
+        if (why) /* the manager's reason, without the protocol around it */
+            snprintf(err, errlen, "%s", why);
+    }
+    free(t.p);
+    return rc;
+}
+
 const struct faro_pmi_backend faro_pmi1_backend = {
     .name = "pmi1", .init = p1_init, .put = p1_put, .fence = p1_fence, .get = p1_get,
     .node_map = p1_node_map, .abort = p1_abort, .finalize = p1_finalize,
     .publish = p1_publish, .lookup = p1_lookup, .unpublish = p1_unpublish,
+    .universe_size = p1_universe_size, .spawn = p1_spawn,
 };

@@ -201,6 +201,9 @@ FARO_TYPE(cxx_double_complex) FARO_TYPE(cxx_long_double_complex)
 #define MPI_MAX_LIBRARY_VERSION_STRING 256
 #define MPI_MAX_OBJECT_NAME 64
 #define MPI_MAX_PORT_NAME 1024
+#define MPI_ARGV_NULL ((char **)0)
+#define MPI_ARGVS_NULL ((char ***)0)
+#define MPI_ERRCODES_IGNORE ((int *)0)
 
 #define MPI_THREAD_SINGLE 0
 #define MPI_THREAD_FUNNELED 1
@@ -713,6 +716,10 @@ FARO_API(int, Comm_join, (int fd, MPI_Comm *intercomm))
 FARO_API(int, Publish_name, (const char *service_name, MPI_Info info, const char *port_name))
 FARO_API(int, Unpublish_name, (const char *service_name, MPI_Info info, const char *port_name))
 FARO_API(int, Lookup_name, (const char *service_name, MPI_Info info, char *port_name))
+/* dynamic processes (area: dynamic; MPI 3.1 section 10.3, faro-dynamic(7)) */
+FARO_API(int, Comm_spawn, (const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]))
+FARO_API(int, Comm_spawn_multiple, (int count, char *array_of_commands[], char **array_of_argv[], const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm *intercomm, int array_of_errcodes[]))
+FARO_API(int, Comm_get_parent, (MPI_Comm *parent))
 
 /* nonblocking collectives (area: nbc) */
 FARO_API(int, Ibarrier, (MPI_Comm comm, MPI_Request *request))

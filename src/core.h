@@ -180,6 +180,12 @@ extern struct faro_state faro;
 int faro_wireup(char *err, size_t errlen);
 /* faro.hostname: FARO_HOSTNAME (set by mpiexec), else gethostname(). */
 void faro_node_name(void);
+/* Name the job's nodes (faro.hosts) whose names the wire-up did not learn
+ * (with PMI_process_mapping only this node's is known): one get per node,
+ * once, before processes of other jobs are placed by host name. Every
+ * process must group them alike for the node-aware collectives. */
+void faro_name_nodes(void);
+#define FARO_UNNAMED "\x01" /* starts the placeholder name of a node not named yet */
 /* Choose a transport for p and connect to it (the first message to it). */
 void faro_peer_connect(struct faro_peer *p);
 static inline struct faro_peer *faro_peer_get(int rank)
@@ -193,6 +199,9 @@ void faro_wireup_finalize(void);
 /* p's messages go through t's endpoint ep from now on (wireup.c). */
 void faro_bind_peer(struct faro_peer *p, struct faro_transport *t, faro_tp_ep_t *ep);
 void faro_quiesce(void); /* wait until every posted message has left this process */
+/* A process of another job on this node became a peer: FARO_WAIT_POLICY=auto
+ * yields from now on when this node's processes outnumber its cores. */
+void faro_wait_more_here(void);
 int faro_comm_init(void);
 
 /* peers.c: the table of peers. Job ranks are entries 0..size-1; entries for

@@ -23,6 +23,10 @@
  *
  * The predefined attributes are in no list: MPI_Comm_get_attr answers them
  * on every communicator, with a pointer to an int as the standard says.
+ * MPI_UNIVERSE_SIZE is asked of the process manager when first read (one
+ * PMI round trip, not paid by programs that never read it); a manager that
+ * does not say (Hydra without -usize) leaves it unset (flag false), as MPICH
+ * does.
  *
  * At MPI_THREAD_MULTIPLE the table and the lists are under the library lock.
  */
@@ -31,6 +35,7 @@
 #include <stdlib.h>
 
 #include "core.h"
+#include "base/pmi.h"
 
 #define FIRST_USER 16
 #define SLOT_BITS 16
@@ -72,11 +77,11 @@ static int ntable, first_free;
 
 static struct {
     int tag_ub, host, io, wtime_is_global, universe_size, appnum;
-} pre = {FARO_TAG_UB, MPI_PROC_NULL, MPI_ANY_SOURCE, 0, 1, 0};
+} pre = {FARO_TAG_UB, MPI_PROC_NULL, MPI_ANY_SOURCE, 0, -1, 0};
 
 void faro_attr_init(int appnum)
 {
-    pre.universe_size = faro.size;
+    pre.universe_size = -1; /* not asked yet */
     pre.appnum = appnum >= 0 ? appnum : 0;
 }
 
@@ -342,9 +347,11 @@ static int get_attr(const char *fn, int kind, MPI_Comm errcomm, struct faro_attr
         return faro_err(errcomm, MPI_ERR_ARG, "%s: %s is NULL", fn,
                         value ? "flag" : "attribute_val");
     int *pre_value = kind == FARO_ATTR_COMM ? predefined_value(keyval) : NULL;
+    if (pre_value == &pre.universe_size && pre.universe_size < 0)
+        pre.universe_size = faro_pmi_universe_size(); /* 0: the manager does not say */
     if (pre_value) {
         *(void **)value = pre_value;
-        *flag = 1;
+        *flag = pre_value != &pre.universe_size || pre.universe_size > 0;
         return MPI_SUCCESS;
     }
     int rc = MPI_SUCCESS;

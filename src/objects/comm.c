@@ -436,6 +436,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     if (rc)
         return callback_failed(fn, c, rc);
     faro_handle_forget(FARO_H_COMM, c);
+    faro_spawn_forget(c); /* MPI_Comm_get_parent says MPI_COMM_NULL from now on */
     c->magic = FARO_COMM_FREED;
     *comm = MPI_COMM_NULL;
     faro_comm_release(c); /* the program's reference; requests may hold more */

@@ -13,6 +13,7 @@
 #ifndef FARO_OBJECTS_COMM_H
 #define FARO_OBJECTS_COMM_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "mpi.h"
 #include "objects/predefined.h"
@@ -188,6 +189,10 @@ int faro_comm_intra_only(const char *fn, MPI_Comm comm, int errclass);
  * the leader's own, whose text lives there): each raises its own, of the
  * same class, saying so. */
 int faro_leader_failed(const char *fn, MPI_Comm comm, int code, int leader);
+/* spawn.c: a spawned job's MPI_Init connects to its parents (0, or -1 with
+ * err); the program freed or disconnected c (the parent's, maybe). */
+int faro_spawn_connect(char *err, size_t errlen);
+void faro_spawn_forget(MPI_Comm c);
 /* An intercommunicator over lw[0..ln) (this process is lw[rank]) and
  * rw[0..rn), both taken over, on ids[0], its local communicator on ids[1]
  * (all released on failure); errors raised on parent_local under fn. */

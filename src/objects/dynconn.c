@@ -143,46 +143,53 @@ struct end {
     char err[600];
 };
 
-/* Step 1: the root gathers the members' descriptors. A member without a
- * transport with ports sends none, and the root reports it. (Running out of
- * memory for a few ints per member here ends the job: the members are in
- * the gather already.) */
-static int gather(struct end *e)
+int faro_dyn_gather(const char *fn, MPI_Comm comm, int root, uint8_t **descs, uint32_t *bytes,
+                    int *cls, char *err, size_t errlen)
 {
     uint8_t self[FARO_DYN_DESC_MAX];
     char why[512] = "";
     int len = faro_dyn_self_desc(self, sizeof self, why, sizeof why);
     if (len < 0)
         len = 0;
-    int n = e->comm->size, *lens = NULL, *displs = NULL;
-    if (e->is_root && (!(lens = malloc((size_t)n * sizeof *lens)) ||
-                       !(displs = malloc((size_t)n * sizeof *displs))))
-        faro_fatal(MPI_ERR_NO_MEM, "%s: out of memory for %d members", e->fn, n);
-    int rc = PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, e->root, e->comm);
+    int n = comm->size, is_root = comm->rank == root, *lens = NULL, *displs = NULL;
+    if (is_root && (!(lens = malloc((size_t)n * sizeof *lens)) ||
+                    !(displs = malloc((size_t)n * sizeof *displs))))
+        faro_fatal(MPI_ERR_NO_MEM, "%s: out of memory for %d members", fn, n);
+    int rc = PMPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, root, comm);
     long total = 0;
     for (int i = 0; !rc && lens && i < n; i++) {
         displs[i] = (int)total;
         total += lens[i];
-        if (lens[i] == 0 && !e->err[0]) {
-            snprintf(e->err, sizeof e->err, "rank %d of the communicator cannot take part: %s",
-                     i, i == e->comm->rank ? why : "it has no transport with ports");
-            e->cls = MPI_ERR_UNSUPPORTED_OPERATION;
+        if (lens[i] == 0 && !*cls) {
+            snprintf(err, errlen, "rank %d of the communicator cannot take part: %s", i,
+                     i == comm->rank ? why : "it has no transport with ports");
+            *cls = MPI_ERR_UNSUPPORTED_OPERATION;
         }
     }
-    if (e->is_root && total > INT32_MAX)
+    if (is_root && total > INT32_MAX)
         faro_fatal(MPI_ERR_NO_MEM, "%s: %ld bytes of descriptors do not fit in one message",
-                   e->fn, total);
-    if (e->is_root && !(e->mine = malloc((size_t)total + 1)))
-        faro_fatal(MPI_ERR_NO_MEM, "%s: out of memory for %ld bytes of descriptors", e->fn,
+                   fn, total);
+    if (is_root && !(*descs = malloc((size_t)total + 1)))
+        faro_fatal(MPI_ERR_NO_MEM, "%s: out of memory for %ld bytes of descriptors", fn,
                    total);
     if (!rc)
-        rc = PMPI_Gatherv(self, len, MPI_BYTE, e->mine, lens, displs, MPI_BYTE, e->root,
-                          e->comm);
+        rc = PMPI_Gatherv(self, len, MPI_BYTE, is_root ? *descs : NULL, lens, displs, MPI_BYTE,
+                          root, comm);
     free(lens);
     free(displs);
-    e->nmine = (uint32_t)n;
-    e->bmine = (uint32_t)total;
+    *bytes = (uint32_t)total;
     return rc;
+}
+
+/* Step 1: the root gathers the members' descriptors. A member without a
+ * transport with ports sends none, and the root reports it. (Running out of
+ * memory for a few ints per member here ends the job: the members are in
+ * the gather already.) */
+static int gather(struct end *e)
+{
+    e->nmine = (uint32_t)e->comm->size;
+    return faro_dyn_gather(e->fn, e->comm, e->root, &e->mine, &e->bmine, &e->cls, e->err,
+                           sizeof e->err);
 }
 
 /* Post this root's hello and descriptors to the other root and a receive of
@@ -367,7 +374,8 @@ static int finish(struct end *e, int status, MPI_Comm *newcomm)
 
 /* The arguments every member checks (port_name and info matter at the root
  * only: it checks them after the gather, and its verdict reaches all). */
-static int check_args(const char *fn, int root, MPI_Comm comm, MPI_Comm *newcomm)
+int faro_dyn_check_args(const char *fn, int root, MPI_Comm comm, MPI_Comm *newcomm,
+                        const char *newname)
 {
     if (faro_comm_check(comm))
         return faro_comm_bad(fn, comm);
@@ -375,7 +383,7 @@ static int check_args(const char *fn, int root, MPI_Comm comm, MPI_Comm *newcomm
     if (rc)
         return rc;
     if (!newcomm)
-        return faro_err(comm, MPI_ERR_ARG, "%s: newcomm pointer is NULL", fn);
+        return faro_err(comm, MPI_ERR_ARG, "%s: %s pointer is NULL", fn, newname);
     if (root < 0 || root >= comm->size)
         return faro_err(comm, MPI_ERR_ROOT, "%s: root %d is invalid (comm size %d: 0..%d)", fn,
                         root, comm->size, comm->size - 1);
@@ -388,7 +396,7 @@ static int handshake(const char *fn, int accepting, const char *port_name, MPI_I
                      int root, MPI_Comm comm, MPI_Comm *newcomm, double deadline)
 {
     FARO_LOCKED;
-    int rc = check_args(fn, root, comm, newcomm);
+    int rc = faro_dyn_check_args(fn, root, comm, newcomm, "newcomm");
     if (rc)
         return rc;
     struct end e = {.fn = fn, .comm = comm, .root = root, .is_root = comm->rank == root,
@@ -415,6 +423,14 @@ static int handshake(const char *fn, int accepting, const char *port_name, MPI_I
     free(e.mine);
     free(e.other);
     return rc;
+}
+
+int faro_dyn_handshake(const char *fn, int accepting, const char *port_name, int root,
+                       MPI_Comm comm, MPI_Comm *newcomm)
+{
+    long s = faro_tun_int(accepting ? FARO_TUN_ACCEPT_TIMEOUT : FARO_TUN_CONNECT_TIMEOUT);
+    return handshake(fn, accepting, port_name, MPI_INFO_NULL, root, comm, newcomm,
+                     deadline_in(s));
 }
 
 #pragma weak MPI_Comm_accept = PMPI_Comm_accept

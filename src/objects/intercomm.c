@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "objects/port.h"
 
 #define CHECK_COMM(fn, c)                                                                     \
     do {                                                                                      \
@@ -103,6 +104,67 @@ int faro_inter_new(const char *fn, MPI_Comm parent_local, const uint32_t ids[2],
     return MPI_SUCCESS;
 }
 
+/* The two groups may belong to different jobs (a spawned job and its
+ * parents) whose processes have not all met: each leader gathers its group's
+ * descriptors (dynconn.c), the leaders swap them over peer_comm, and every
+ * member makes the other group's rn processes peers (dynpeer.c), as
+ * MPI_Comm_accept does. 0, or an error raised on local_comm; *bad when only
+ * this member failed (it still votes in the agreement, as a refusal). */
+static int meet_other_job(const char *fn, MPI_Comm local_comm, int local_leader,
+                          MPI_Comm peer_comm, int remote_leader, int itag, int rn, int *bad)
+{
+    int leader = local_comm->rank == local_leader, cls = 0;
+    uint8_t *mine = NULL, *theirs = NULL;
+    uint32_t bmine = 0;
+    char err[600] = "";
+    int rc = faro_dyn_gather(fn, local_comm, local_leader, &mine, &bmine, &cls, err, sizeof err);
+    /* the outcome at the leader: {error class, their bytes}; a class here
+     * travels to the other leader too, so both give up */
+    int out[2] = {0, 0}, code = MPI_SUCCESS;
+    if (!rc && leader) {
+        int hm[2] = {cls, (int)bmine}, ht[2] = {0, 0};
+        code = faro_coll_sendrecv(fn, hm, 2, MPI_INT, remote_leader, ht, 2, MPI_INT,
+                                  remote_leader, itag, peer_comm, MPI_STATUS_IGNORE);
+        if (!code && (cls || ht[0]))
+            code = faro_err(local_comm, cls ? cls : ht[0], "%s: %s", fn, cls ? err :
+                            "a process of the other group has no transport with ports");
+        if (!code && !(theirs = malloc((size_t)ht[1] + 1)))
+            code = no_mem(fn, local_comm);
+        if (!code)
+            code = faro_coll_sendrecv(fn, mine, (int)bmine, MPI_BYTE, remote_leader, theirs,
+                                      ht[1], MPI_BYTE, remote_leader, itag, peer_comm,
+                                      MPI_STATUS_IGNORE);
+        if (code && PMPI_Error_class(code, &out[0]) != MPI_SUCCESS)
+            out[0] = MPI_ERR_OTHER;
+        out[1] = ht[1];
+    }
+    free(mine);
+    if (!rc)
+        rc = PMPI_Bcast(out, 2, MPI_INT, local_leader, local_comm);
+    if (!rc && out[0])
+        rc = leader ? code : faro_leader_failed(fn, local_comm, code, local_leader);
+    if (!rc && !leader && !(theirs = malloc((size_t)out[1] + 1)))
+        rc = no_mem(fn, local_comm);
+    if (!rc)
+        rc = PMPI_Bcast(theirs, out[1], MPI_BYTE, local_leader, local_comm);
+    size_t at = 0, used;
+    for (int i = 0; !rc && !*bad && i < rn; i++, at += used)
+        *bad = faro_dyn_add(theirs + at, (size_t)out[1] - at, &used, err, sizeof err) < 0;
+    free(theirs);
+    return rc;
+}
+
+/* Do the gpids name processes of more than one job? (The same answer in
+ * both groups: they see the same union.) */
+static int several_jobs(const uint64_t *a, int na, const uint64_t *b, int nb)
+{
+    uint64_t uid = a[0] >> FARO_GPID_RANK_BITS;
+    for (int i = 0; i < na + nb; i++)
+        if ((i < na ? a[i] : b[i - na]) >> FARO_GPID_RANK_BITS != uid)
+            return 1;
+    return 0;
+}
+
 #pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
 int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm,
                           int remote_leader, int tag, MPI_Comm *newintercomm)
@@ -126,8 +188,16 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
     int itag = FARO_TAG_INTER_BASE - 1 - tag % 98;
     int ln = local_comm->size;
     int *lw = world_copy(local_comm);
-    if (!lw)
+    /* Members travel as gpids: peer_comm may join two jobs (a spawned one
+     * and its parents), whose peer indexes mean nothing to each other. */
+    uint64_t *lg = malloc(((size_t)ln + 1) * sizeof *lg), *rg = NULL;
+    if (!lw || !lg) {
+        free(lw);
+        free(lg);
         return no_mem(fn, local_comm);
+    }
+    for (int i = 0; i < ln; i++)
+        lg[i] = faro.pinfo[lw[i]].gpid;
 
     /* the leader learns the remote group; -1: the leader's arguments were bad */
     int hdr[2] = {0, MPI_SUCCESS}; /* remote size, the leader's error code */
@@ -143,25 +213,37 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         if (!hdr[1])
             hdr[1] = faro_coll_sendrecv(fn, &ln, 1, MPI_INT, remote_leader, &hdr[0], 1, MPI_INT,
                                         remote_leader, itag, peer_comm, MPI_STATUS_IGNORE);
-        if (!hdr[1] && !(rw = malloc(((size_t)hdr[0] + 1) * sizeof(int))))
+        if (!hdr[1] && !(rg = malloc(((size_t)hdr[0] + 1) * sizeof *rg)))
             hdr[1] = no_mem(fn, local_comm);
         if (!hdr[1])
-            hdr[1] = faro_coll_sendrecv(fn, lw, ln, MPI_INT, remote_leader, rw, hdr[0], MPI_INT,
-                                        remote_leader, itag, peer_comm, MPI_STATUS_IGNORE);
+            hdr[1] = faro_coll_sendrecv(fn, lg, 8 * ln, MPI_BYTE, remote_leader, rg,
+                                        8 * hdr[0], MPI_BYTE, remote_leader, itag, peer_comm,
+                                        MPI_STATUS_IGNORE);
     }
     rc = PMPI_Bcast(hdr, 2, MPI_INT, local_leader, local_comm);
     if (!rc && hdr[1])
         rc = leader ? hdr[1] : faro_leader_failed(fn, local_comm, hdr[1], local_leader);
-    if (!rc && !leader && !(rw = malloc(((size_t)hdr[0] + 1) * sizeof(int))))
+    if (!rc && !leader && !(rg = malloc(((size_t)hdr[0] + 1) * sizeof *rg)))
         rc = no_mem(fn, local_comm);
     if (!rc)
-        rc = PMPI_Bcast(rw, hdr[0], MPI_INT, local_leader, local_comm);
+        rc = PMPI_Bcast(rg, 8 * hdr[0], MPI_BYTE, local_leader, local_comm);
+    if (!rc && !(rw = malloc(((size_t)hdr[0] + 1) * sizeof(int))))
+        rc = no_mem(fn, local_comm);
+    int rn = hdr[0], unknown = -1, bad = 0;
+    if (!rc && several_jobs(lg, ln, rg, rn))
+        rc = meet_other_job(fn, local_comm, local_leader, peer_comm, remote_leader, itag, rn,
+                            &bad);
+    free(lg);
     if (rc) {
         free(lw);
+        free(rg);
         free(rw);
         return rc;
     }
-    int rn = hdr[0];
+    for (int i = 0; i < rn; i++)
+        if ((rw[i] = faro_peer_by_gpid(rg[i], 0)) < 0 && unknown < 0)
+            unknown = i;
+    free(rg);
     /* the groups must be disjoint: every member sees both lists, so all agree */
     for (int i = 0; i < rn; i++)
         if (rw[i] == lw[local_comm->rank]) {
@@ -175,18 +257,22 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
      * both groups: each over its local_comm, the leaders bridge on peer_comm */
     struct faro_ctx_spec s = {.fn = fn, .tree = local_comm, .root = local_leader, .n = ln,
                               .me = (local_comm->rank - local_leader + ln) % ln,
-                              .tag = faro_ctx_tag(local_comm), .take = 1, .want = 2};
+                              .tag = faro_ctx_tag(local_comm), .take = unknown < 0 && !bad,
+                              .want = 2};
     if (leader) {
         s.bridge = peer_comm;
         s.bridge_rank = remote_leader;
         s.bridge_tag = itag;
     }
     uint32_t ids[2];
-    rc = faro_ctx_agree_spec(&s, ids);
-    if (rc) {
+    rc = faro_ctx_agree_spec(&s, ids); /* one member that cannot take part fails it for all */
+    if (rc || unknown >= 0 || bad) {
         free(lw);
         free(rw);
-        return rc;
+        return rc ? rc : faro_err(local_comm, MPI_ERR_OTHER, "%s: %s", fn, bad ?
+                                  "a process of the other job could not be added here (out "
+                                  "of memory, or no room for more peers)" :
+                                  "a process of the remote group is unknown here");
     }
     return faro_inter_new(fn, local_comm, ids, ln, lw, local_comm->rank, rn, rw, newintercomm);
 }

@@ -238,20 +238,11 @@ void faro_link_close(struct faro_link *l)
 
 /* ---- MPI_Open_port, MPI_Close_port ---- */
 
-#pragma weak MPI_Open_port = PMPI_Open_port
-int PMPI_Open_port(MPI_Info info, char *port_name)
+int faro_port_open(const char *fn, char *port_name, char *err, size_t errlen)
 {
-    FARO_LOCKED;
-    static const char fn[] = "MPI_Open_port";
-    int nkeys;
-    if (info != MPI_INFO_NULL && PMPI_Info_get_nkeys(info, &nkeys) != MPI_SUCCESS)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_INFO, "%s: info is not a valid info object", fn);
-    if (!port_name)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: port_name is NULL", fn);
-    char err[512] = "";
     uint8_t self[FARO_DYN_DESC_MAX];
-    if (faro_dyn_self_desc(self, sizeof self, err, sizeof err) < 0) /* listens: ready to go */
-        return faro_err(MPI_COMM_NULL, MPI_ERR_UNSUPPORTED_OPERATION, "%s: %s", fn, err);
+    if (faro_dyn_self_desc(self, sizeof self, err, errlen) < 0) /* listens: ready to go */
+        return MPI_ERR_UNSUPPORTED_OPERATION;
     struct faro_port *p = calloc(1, sizeof *p);
     if (p)
         p->tp_port = calloc((size_t)faro.ntps, sizeof *p->tp_port);
@@ -259,14 +250,17 @@ int PMPI_Open_port(MPI_Info info, char *port_name)
         if (p)
             free(p->tp_port);
         free(p);
-        return faro_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        snprintf(err, errlen, "out of memory");
+        return MPI_ERR_NO_MEM;
     }
+    err[0] = 0;
     if (getrandom(p->key, sizeof p->key, 0) != (ssize_t)sizeof p->key ||
-        faro_dyn_listen(p->key, sizeof p->key, p->tp_port, err, sizeof err) < 0) {
+        faro_dyn_listen(p->key, sizeof p->key, p->tp_port, err, errlen) < 0) {
         free(p->tp_port);
         free(p);
-        return faro_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: %s", fn,
-                        err[0] ? err : "getrandom failed for the port's key");
+        if (!err[0])
+            snprintf(err, errlen, "getrandom failed for the port's key");
+        return MPI_ERR_OTHER;
     }
     /* the name: gpid, key, and each listening transport's address */
     char *s = p->name, k[2 * FARO_DYN_KEYLEN + 1];
@@ -299,6 +293,21 @@ int PMPI_Open_port(MPI_Info info, char *port_name)
     return MPI_SUCCESS;
 }
 
+#pragma weak MPI_Open_port = PMPI_Open_port
+int PMPI_Open_port(MPI_Info info, char *port_name)
+{
+    FARO_LOCKED;
+    static const char fn[] = "MPI_Open_port";
+    int nkeys;
+    if (info != MPI_INFO_NULL && PMPI_Info_get_nkeys(info, &nkeys) != MPI_SUCCESS)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_INFO, "%s: info is not a valid info object", fn);
+    if (!port_name)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: port_name is NULL", fn);
+    char err[512] = "";
+    int cls = faro_port_open(fn, port_name, err, sizeof err);
+    return cls ? faro_err(MPI_COMM_NULL, cls, "%s: %s", fn, err) : MPI_SUCCESS;
+}
+
 static void port_free(struct faro_port *p)
 {
     faro_dyn_unlisten(p->tp_port);
@@ -320,15 +329,22 @@ int PMPI_Close_port(const char *port_name)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: port_name is NULL", fn);
     if (faro_port_name_check(port_name, err, sizeof err))
         return faro_err(MPI_COMM_NULL, MPI_ERR_PORT, "%s: %s", fn, err);
+    if (faro_port_close(port_name) == 0)
+        return MPI_SUCCESS;
+    return faro_err(MPI_COMM_NULL, MPI_ERR_PORT, "%s: this process has no open port of that "
+                    "name (closed already, or opened by another process)", fn);
+}
+
+int faro_port_close(const char *port_name)
+{
     for (struct faro_port **pp = &ports; *pp; pp = &(*pp)->next)
         if (!strcmp((*pp)->name, port_name)) {
             struct faro_port *p = *pp;
             *pp = p->next;
             port_free(p);
-            return MPI_SUCCESS;
+            return 0;
         }
-    return faro_err(MPI_COMM_NULL, MPI_ERR_PORT, "%s: this process has no open port of that "
-                    "name (closed already, or opened by another process)", fn);
+    return -1;
 }
 
 void faro_ports_finalize(void)

@@ -57,6 +57,11 @@ static inline int faro_link_tag(uint32_t n)
     return FARO_TAG_LINK_BASE - (int)(n % FARO_TAG_LINK_SEQS);
 }
 
+/* Open a port (MPI_Open_port without raising an error): 0 and its name, or
+ * an error class with err (fn names the caller in notes). */
+int faro_port_open(const char *fn, char *port_name, char *err, size_t errlen);
+/* Close this process's port of that name: 0, or -1 when it has none. */
+int faro_port_close(const char *port_name);
 /* Check a port name: 0, or -1 with err saying what is wrong with it. */
 int faro_port_name_check(const char *name, char *err, size_t errlen);
 /* This process's open port of that name; NULL when none. */
@@ -69,5 +74,20 @@ struct faro_link *faro_port_take(struct faro_port *port);
 struct faro_link *faro_link_connect(const char *name, char *err, size_t errlen);
 /* End a link: its connection closes (in order) and its entry goes. */
 void faro_link_close(struct faro_link *l);
+
+/* dynconn.c: MPI_Comm_accept (accepting) or MPI_Comm_connect for the spawn
+ * calls (spawn.c), with errors raised under fn on comm. */
+int faro_dyn_handshake(const char *fn, int accepting, const char *port_name, int root,
+                       MPI_Comm comm, MPI_Comm *newcomm);
+/* Every member of comm packs its descriptor (dynpeer.c) and root gathers
+ * them, in comm rank order, into *descs (malloc'd there, *bytes long).
+ * Returns the collectives' code; a member without a transport with ports
+ * sends none, and root gets *cls (MPI_ERR_UNSUPPORTED_OPERATION) and err. */
+int faro_dyn_gather(const char *fn, MPI_Comm comm, int root, uint8_t **descs, uint32_t *bytes,
+                    int *cls, char *err, size_t errlen);
+/* The arguments every member of such a call checks: comm (an
+ * intracommunicator), root, and the result's pointer (named newname). */
+int faro_dyn_check_args(const char *fn, int root, MPI_Comm comm, MPI_Comm *newcomm,
+                        const char *newname);
 
 #endif

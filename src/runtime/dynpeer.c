@@ -177,16 +177,20 @@ int faro_dyn_add(const uint8_t *buf, size_t len, size_t *used, char *err, size_t
     if (i < faro.size) /* a rank of this job: it is reached as one */
         return i;
     struct faro_peer_info *pi = &faro.pinfo[i];
+    int known = pi->desc != NULL;
     if (!pi->desc && !(pi->desc = calloc(1, sizeof d)))
         return snprintf(err, errlen, "out of memory"), -1;
     char why[sizeof d.why];
     memcpy(why, pi->desc->why, sizeof why); /* a loss already recorded stays */
     *pi->desc = d;
     memcpy(pi->desc->why, why, sizeof why);
+    faro_name_nodes(); /* its host may be one of this job's, named or not yet */
     int node = faro_node_of_host(d.host);
     if (node < 0)
         return snprintf(err, errlen, "out of memory"), -1;
     faro.peers[i].node = (uint32_t)node;
+    if (!known && node == faro.node)
+        faro_wait_more_here();
     return i;
 }
 

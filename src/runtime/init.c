@@ -63,6 +63,8 @@ static int init(int required, int *provided)
     if (provided)
         *provided = faro.thread_level;
     faro.initialized = 1;
+    if (pmi.spawned && faro_spawn_connect(err, sizeof err)) /* the parents wait in spawn */
+        init_failed(err);
     return MPI_SUCCESS;
 }
 
@@ -138,7 +140,8 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
 {
     char msg[128];
     snprintf(msg, sizeof msg, "MPI_Abort called on %s with error code %d",
-             comm ? comm->name : "MPI_COMM_NULL", errorcode);
+             !comm ? "MPI_COMM_NULL" : comm->name[0] ? comm->name : "a communicator without "
+             "a name", errorcode);
     faro_error("%s", msg);
     int status = errorcode & 255;
     if (status == 0 && errorcode != 0)

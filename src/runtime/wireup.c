@@ -86,14 +86,12 @@ static void on_ep_lost(void *core, void *ctx, int orderly, const char *why)
 }
 
 /* Node ids by host name, one get per rank: for process managers without a
- * node map of their own. */
-static int node_ids_from_names(int *node, char *err, size_t errlen)
+ * node map of their own. first[] gets the name of each node (of its first
+ * rank), in id order. */
+static int node_ids_from_names(int *node, char **first, char *err, size_t errlen)
 {
     char key[64], val[1024];
-    char **first = calloc((size_t)faro.size, sizeof *first);
     int n = 0, rc = 0;
-    if (!first)
-        return snprintf(err, errlen, "out of memory building the node map"), -1;
     for (int r = 0; r < faro.size && rc == 0; r++) {
         snprintf(key, sizeof key, "faro-host-%d", r);
         if (faro_pmi_get_from(r, key, val, sizeof val)) {
@@ -110,9 +108,6 @@ static int node_ids_from_names(int *node, char *err, size_t errlen)
         }
         node[r] = id;
     }
-    for (int i = 0; i < n; i++)
-        free(first[i]);
-    free(first);
     return rc;
 }
 
@@ -123,10 +118,19 @@ static int node_map(int *id, int have_mapping, char *err, size_t errlen)
 {
     faro.node_of = calloc((size_t)faro.size, sizeof(int));
     faro.local_ranks = calloc((size_t)faro.size, sizeof(int));
-    if (!faro.node_of || !faro.local_ranks)
-        return free(id), snprintf(err, errlen, "out of memory building the node map"), -1;
-    if (!have_mapping && node_ids_from_names(id, err, errlen) < 0)
-        return free(id), -1;
+    char **names = calloc((size_t)faro.size, sizeof *names);
+    int rc = 0;
+    if (!faro.node_of || !faro.local_ranks || !names)
+        rc = (snprintf(err, errlen, "out of memory building the node map"), -1);
+    if (!rc && !have_mapping)
+        rc = node_ids_from_names(id, names, err, errlen);
+    if (rc) {
+        for (int i = 0; names && i < faro.size; i++)
+            free(names[i]);
+        free(names);
+        free(id);
+        return -1;
+    }
     faro.nnodes = 0;
     for (int r = 0; r < faro.size; r++) {
         int n = 0;
@@ -137,17 +141,30 @@ static int node_map(int *id, int have_mapping, char *err, size_t errlen)
             faro.local_ranks[faro.nnodes++] = r; /* first rank of each node, for now */
         }
     }
-    free(id);
     faro.node = faro.node_of[faro.rank];
     /* Node ids of the job's nodes are also host ids (dynpeer.c places processes
-     * beyond the job by host name). Only this node's name matters there: a
-     * process on this host may share memory with us, one elsewhere may not. */
-    for (int n = 0; n < faro.nnodes; n++) {
+     * beyond the job by host name). With the manager's map the other nodes'
+     * names are not known here: each node's first rank publishes its own
+     * (fenced by the next barrier), and faro_name_nodes reads them when a
+     * process of another job first needs placing. */
+    for (int n = 0; n < faro.nnodes && !rc; n++) {
         char other[48];
-        snprintf(other, sizeof other, "\x01node %d of the job", n); /* no host is called so */
-        if (faro_node_of_host(n == faro.node ? faro.hostname : other) != n)
-            return snprintf(err, errlen, "out of memory building the node map"), -1;
+        snprintf(other, sizeof other, FARO_UNNAMED "node %d of the job", n);
+        const char *name = n == faro.node ? faro.hostname : names[id[faro.local_ranks[n]]];
+        if (faro_node_of_host(name ? name : other) != n)
+            rc = (snprintf(err, errlen, "out of memory building the node map"), -1);
     }
+    for (int i = 0; i < faro.size; i++)
+        free(names[i]);
+    free(names);
+    free(id);
+    if (rc)
+        return -1;
+    char key[64];
+    snprintf(key, sizeof key, "faro-host-%d", faro.rank);
+    if (have_mapping && faro.local_ranks[faro.node] == faro.rank &&
+        faro_pmi_put(key, faro.hostname))
+        return snprintf(err, errlen, "could not publish the host name"), -1;
     faro.local_size = 0;
     for (int r = 0; r < faro.size; r++) {
         if (faro.node_of[r] != faro.node)
@@ -158,6 +175,9 @@ static int node_map(int *id, int have_mapping, char *err, size_t errlen)
     }
     return 0;
 }
+
+/* The wait policy's count: cores, and the processes known to run here. */
+static int wait_cores, wait_here;
 
 static int ncores(void)
 {
@@ -356,6 +376,29 @@ void faro_peer_connect(struct faro_peer *p)
         faro_fatal(MPI_ERR_OTHER, "%s", err);
 }
 
+void faro_name_nodes(void)
+{
+    static int named;
+    if (named)
+        return;
+    named = 1;
+    char key[64], val[MPI_MAX_PROCESSOR_NAME];
+    for (int n = 0; n < faro.nnodes; n++) {
+        if (faro.hosts[n][0] != FARO_UNNAMED[0])
+            continue;
+        int first = 0;
+        while (first < faro.size && faro.node_of[first] != n)
+            first++;
+        snprintf(key, sizeof key, "faro-host-%d", first);
+        char *name;
+        if (first < faro.size && faro_pmi_get_from(first, key, val, sizeof val) == 0 &&
+            (name = strdup(val))) {
+            free(faro.hosts[n]);
+            faro.hosts[n] = name;
+        }
+    }
+}
+
 void faro_node_name(void)
 {
     const char *n = faro_tun_str(FARO_TUN_HOSTNAME);
@@ -418,6 +461,8 @@ int faro_wireup(char *err, size_t errlen)
         return -1;
     long policy = faro_tun_int(FARO_TUN_WAIT_POLICY); /* spin|yield|auto */
     faro.yield = policy == 1 || (policy == 2 && faro.local_size > cores);
+    wait_cores = cores;
+    wait_here = faro.local_size;
     faro.depth = (int)faro_tun_int(FARO_TUN_RNDV_PIPELINE_DEPTH);
     faro.rndv = (int)faro_tun_int(FARO_TUN_RNDV_PROTOCOL);
 
@@ -469,6 +514,16 @@ int faro_wireup(char *err, size_t errlen)
     faro_info(1, "%d ranks on %d node(s), %d here on %d cores; waiting by %s", faro.size,
               faro.nnodes, faro.local_size, cores, faro.yield ? "yielding" : "spinning");
     return 0;
+}
+
+void faro_wait_more_here(void)
+{
+    /* auto: a spawned job, or a job connected to, shares this node's cores */
+    if (faro_tun_int(FARO_TUN_WAIT_POLICY) == 2 && ++wait_here > wait_cores && !faro.yield) {
+        faro.yield = 1;
+        faro_info(1, "%d processes here on %d cores (with those of other jobs): waiting by "
+                  "yielding from now on", wait_here, wait_cores);
+    }
 }
 
 /* Every message this process posted has left it: core-tracked completions

@@ -3,11 +3,21 @@
 # from its PyPI source with the build tree's Faro mpicc, then runs mpi4py's
 # own test suite under Faro's mpiexec with 1, 2 and 5 processes, and compares
 # the counts with tests/clients/mpi4py.expected (fewer passes or more
-# failures/errors than recorded there is a regression: exit 1).
+# failures/errors than recorded there is a regression: exit 1). The suite
+# includes its spawn tests (MPI4PY_TEST_SPAWN left at its default). Then
+# mpi4py.futures' unit tests (demo/futures/test_futures.py, which the suite
+# does not hold), as its makefile runs them: 1 and 2 processes, with pools
+# of spawned workers and under python -m mpi4py.futures; any failure or
+# error there fails.
 #
 # usage: tests/clients/mpi4py.sh [BUILD_DIR]         (default: ./_build)
 #   MPI4PY_VERSION   version to build (default: the pinned one below)
-#   MPI4PY_NPROCS    process counts to run (default "1 2 5")
+#   MPI4PY_NPROCS    process counts to run (default "1 2 5"; empty: the suite
+#                    is not run)
+#   MPI4PY_TESTS     only the suite's test files matching these names (e.g.
+#                    "test_spawn test_dynproc test_util_pool"); the counts are
+#                    then not compared with mpi4py.expected
+#   MPI4PY_FUTURES=0 skip mpi4py.futures' tests
 #   MPI4PY_TIMEOUT   seconds per run (default 900)
 #   MPI4PY_UPDATE=1  rewrite mpi4py.expected from this run's counts
 # Needs python3 with venv and pip, and PyPI (mpi4py's sdist and Cython).
@@ -15,7 +25,7 @@
 set -eu
 
 version=${MPI4PY_VERSION:-4.1.2}
-nprocs=${MPI4PY_NPROCS:-1 2 5}
+nprocs=${MPI4PY_NPROCS-1 2 5}
 tmo=${MPI4PY_TIMEOUT:-900}
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../../_build}" && pwd)
@@ -52,9 +62,11 @@ if [ ! -f "$stamp" ]; then
 fi
 echo "mpi4py.sh: $(wc -l <"$work/missing.txt") MPI names mpi4py found missing (list: $work/missing.txt)"
 
-# Faro has no dynamic processes (MPI_Comm_spawn): mpi4py's own switch skips
-# the tests that need them (mpi4py.futures pools would wait forever).
-export MPI4PY_TEST_SPAWN=0
+# A subset of the suite: -i REGEX per name (main.py's include option).
+include=
+for t in ${MPI4PY_TESTS:-}; do
+    include="$include -i $t"
+done
 
 # One line per run: "np ran passed failures errors skipped".
 summary=$work/summary.txt
@@ -67,7 +79,7 @@ for np in $nprocs; do
     rc=0
     (cd "$work/src/mpi4py-$version" &&
         timeout -k 10 "$tmo" "$build/mpiexec" -n "$np" "$work/venv/bin/python" \
-            test/main.py --no-builddir) >"$log" 2>&1 || rc=$?
+            test/main.py --no-builddir $include) >"$log" 2>&1 || rc=$?
     secs=$(( $(date +%s) - start ))
     # unittest's summary of rank 0: "Ran N tests", then "OK (skipped=S)" or
     # "FAILED (failures=F, errors=E, skipped=S)".
@@ -91,7 +103,36 @@ for np in $nprocs; do
     fi
 done
 
-if [ "${MPI4PY_UPDATE:-0}" = 1 ]; then
+# mpi4py.futures: pools of spawned workers (and, under -m mpi4py.futures,
+# the workers of the job itself).
+if [ "${MPI4PY_FUTURES:-1}" != 0 ]; then
+    for run in "1" "2" "1 -m mpi4py.futures" "2 -m mpi4py.futures"; do
+        set -- $run
+        np=$1
+        shift
+        log=$work/futures-np$np${1:+-m}.log
+        echo "mpi4py.sh: mpiexec -n $np python ${1:+$* }demo/futures/test_futures.py (log: $log)"
+        start=$(date +%s)
+        rc=0
+        (cd "$work/src/mpi4py-$version/demo/futures" &&
+            timeout -k 10 "$tmo" "$build/mpiexec" -n "$np" "$work/venv/bin/python" "$@" \
+                test_futures.py) >"$log" 2>&1 || rc=$?
+        secs=$(( $(date +%s) - start ))
+        ran=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in.*/\1/p' "$log" | head -1)
+        result=$(grep -E '^(OK|FAILED)( \(|$)' "$log" | head -1)
+        echo "mpi4py.sh: futures np=$np${1:+ $*}: ${ran:-no} tests, ${result:-no summary} (${secs}s, exit $rc)"
+        if [ -z "$ran" ] || [ "$rc" != 0 ] || [ "${result#OK}" = "$result" ]; then
+            grep -E '^(FAIL|ERROR): ' "$log" | head -20 | sed 's/^/    /'
+            [ -n "$ran" ] || tail -20 "$log" | sed 's/^/    /'
+            echo "mpi4py.sh: FAIL: mpi4py.futures' tests (np=$np${1:+ $*})" >&2
+            status=1
+        fi
+    done
+fi
+
+if [ -n "$include" ]; then
+    echo "mpi4py.sh: a subset of the suite ran (MPI4PY_TESTS): counts not compared"
+elif [ "${MPI4PY_UPDATE:-0}" = 1 ]; then
     { echo "# mpi4py $version test counts with Faro: np ran passed failures errors skipped"
       echo "# Written by MPI4PY_UPDATE=1 tests/clients/mpi4py.sh; a run that passes fewer or"
       echo "# fails more than a line here is a regression."

@@ -212,6 +212,11 @@ run 0 $F -hosts a,b -wdir / -l pwd
 expect_out "[1] /"
 run 126 $F -hosts a,b -wdir "$OUT.nodir" pwd
 expect_err "cannot change to the working directory $OUT.nodir"
+# ... and without hosts (-wdir was ignored there)
+run 0 -wdir / -n 2 -l pwd
+expect_out "[1] /"
+run 126 -wdir "$OUT.nodir" pwd
+expect_err "cannot change to the working directory $OUT.nodir"
 
 # The launch tree: proxies start proxies; -v reports the key-value exchange.
 run 0 $F -hosts a,b,c,d,e --tree-width 2 -v -l "$PROBE" kvs

@@ -46,37 +46,6 @@ static void check_groups(MPI_Comm ic)
     MPI_Group_free(&wg);
 }
 
-/* Each local rank sends to every remote rank: a small message and one large
- * enough for a rendezvous; receives from MPI_ANY_SOURCE. */
-static void p2p(MPI_Comm ic)
-{
-    enum { BIG = 300000 };
-    static char big[BIG], in[BIG];
-    MPI_Request q[128];
-    int n = 0;
-    for (int r = 0; r < rsize; r++) {
-        static int small[64];
-        small[r] = val(gid, lrank, r);
-        TU_CHECK(MPI_Isend(&small[r], 1, MPI_INT, r, 5, ic, &q[n++]));
-    }
-    for (int i = 0; i < rsize; i++) {
-        int v;
-        MPI_Status st;
-        TU_CHECK(MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 5, ic, &st));
-        TU_ASSERT(st.MPI_SOURCE >= 0 && st.MPI_SOURCE < rsize, "source %d", st.MPI_SOURCE);
-        TU_ASSERT(v == val(!gid, st.MPI_SOURCE, lrank), "p2p from %d: %d, expected %d",
-                  st.MPI_SOURCE, v, val(!gid, st.MPI_SOURCE, lrank));
-    }
-    TU_CHECK(MPI_Waitall(n, q, MPI_STATUSES_IGNORE));
-    /* big: local l and remote l (when both exist) swap a rendezvous message */
-    if (lrank < rsize) {
-        tu_fill(big, BIG, (unsigned)(gid * 100 + lrank));
-        TU_CHECK(MPI_Sendrecv(big, BIG, MPI_CHAR, lrank, 6, in, BIG, MPI_CHAR, lrank, 6, ic,
-                              MPI_STATUS_IGNORE));
-        tu_check_pattern(in, BIG, (unsigned)(!gid * 100 + lrank), "big message");
-    }
-}
-
 static void merged(MPI_Comm ic, int high)
 {
     MPI_Comm m;
@@ -158,7 +127,7 @@ int main(int argc, char **argv)
                   "cycle %d: rank %d size %d remote %d, expected %d %d %d", cycle, lr, ls,
                   rsize, lrank, lsize, gid ? na : nb);
         check_groups(ic);
-        p2p(ic);
+        inter_p2p(ic);
         if (cycle < 2) { /* every collective, as inter_coll checks them */
             rooted(ic);
             all(ic);
@@ -170,7 +139,7 @@ int main(int argc, char **argv)
             MPI_Comm d;
             TU_CHECK(MPI_Comm_dup(ic, &d));
             TU_CHECK(MPI_Comm_disconnect(&ic));
-            p2p(d);
+            inter_p2p(d);
             ic = d;
         }
         TU_CHECK(MPI_Comm_disconnect(&ic));

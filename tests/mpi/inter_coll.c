@@ -340,6 +340,39 @@ static void overlap(MPI_Comm ic, MPI_Comm d)
 }
 #endif
 
+/* For the programs that include this one (dyn_halves, spawn_basic): each
+ * local rank sends to every remote rank a small message and to its
+ * counterpart one large enough for a rendezvous; receives from
+ * MPI_ANY_SOURCE. */
+static inline void inter_p2p(MPI_Comm ic)
+{
+    enum { BIG = 300000 };
+    static char big[BIG], in[BIG];
+    MPI_Request q[128];
+    int n = 0;
+    for (int r = 0; r < rsize; r++) {
+        static int small[64];
+        small[r] = val(gid, lrank, r);
+        TU_CHECK(MPI_Isend(&small[r], 1, MPI_INT, r, 5, ic, &q[n++]));
+    }
+    for (int i = 0; i < rsize; i++) {
+        int v;
+        MPI_Status st;
+        TU_CHECK(MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 5, ic, &st));
+        TU_ASSERT(st.MPI_SOURCE >= 0 && st.MPI_SOURCE < rsize, "source %d", st.MPI_SOURCE);
+        TU_ASSERT(v == val(!gid, st.MPI_SOURCE, lrank), "p2p from %d: %d, expected %d",
+                  st.MPI_SOURCE, v, val(!gid, st.MPI_SOURCE, lrank));
+    }
+    TU_CHECK(MPI_Waitall(n, q, MPI_STATUSES_IGNORE));
+    /* big: local l and remote l (when both exist) swap a rendezvous message */
+    if (lrank < rsize) {
+        tu_fill(big, BIG, (unsigned)(gid * 100 + lrank));
+        TU_CHECK(MPI_Sendrecv(big, BIG, MPI_CHAR, lrank, 6, in, BIG, MPI_CHAR, lrank, 6, ic,
+                              MPI_STATUS_IGNORE));
+        tu_check_pattern(in, BIG, (unsigned)(!gid * 100 + lrank), "big message");
+    }
+}
+
 int main(int argc, char **argv)
 {
     tu_init(&argc, &argv, "inter_coll");

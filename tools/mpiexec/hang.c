@@ -170,7 +170,9 @@ void mpx_hang_tick(struct mpx_job *job, long long now, long long *next)
         h->timeout_done = 1;
         mpx_job_fail(job, MPX_EXIT_TIMEOUT, "mpiexec: job timed out after %d seconds; "
                      "ending it", job->opts.timeout_s);
-    } else if (why == HANG_BLOCKED && dead) {
+    } else if (why == HANG_BLOCKED && dead && !mpx_subjobs_running(job)) {
+        /* (with spawned jobs running, this job's ranks may wait for theirs,
+         * which this graph does not see: the report is printed, no more) */
         mpx_job_fail(job, 1, "mpiexec: %d rank(s) deadlocked (the hang report above says "
                      "where); ending the job", dead);
     }

@@ -141,16 +141,18 @@ static int main_setup_hosts(struct mpx_job *job, int in_slurm)
 {
     struct mpx_opts *o = &job->opts;
     char err[1200];
-    job->nhosts = o->hosts.n;
-    job->hostname = calloc((size_t)job->nhosts, sizeof *job->hostname);
-    job->host_of = calloc((size_t)job->np, sizeof *job->host_of);
-    if (!job->hostname || !job->host_of)
-        return fprintf(stderr, "mpiexec: out of memory for %d ranks\n", job->np), -1;
-    for (int h = 0; h < job->nhosts; h++)
-        job->hostname[h] = o->hosts.host[h].name;
-    if (mpx_hosts_map(&o->hosts, job->np, o->map_policy, o->ppn, job->host_of, err,
-                      sizeof err) < 0)
-        return fprintf(stderr, "mpiexec: %s\n", err), -1;
+    if (!job->hostname) { /* a spawned job comes placed (subjob.c) */
+        job->nhosts = o->hosts.n;
+        job->hostname = calloc((size_t)job->nhosts, sizeof *job->hostname);
+        job->host_of = calloc((size_t)job->np, sizeof *job->host_of);
+        if (!job->hostname || !job->host_of)
+            return fprintf(stderr, "mpiexec: out of memory for %d ranks\n", job->np), -1;
+        for (int h = 0; h < job->nhosts; h++)
+            job->hostname[h] = o->hosts.host[h].name;
+        if (mpx_hosts_map(&o->hosts, job->np, o->map_policy, o->ppn, job->host_of, err,
+                          sizeof err) < 0)
+            return fprintf(stderr, "mpiexec: %s\n", err), -1;
+    }
     if (mpx_process_mapping(job->host_of, job->np, job->mapping, sizeof job->mapping) < 0)
         job->mapping[0] = 0; /* too irregular to describe: ranks exchange host names */
     job->agent = main_agent(o, in_slurm);
@@ -221,16 +223,32 @@ static void main_report(const struct mpx_job *job)
 {
     const struct mpx_stats *s = &job->stats;
     double n = s->ranks ? (double)s->ranks : 1;
-    fprintf(stderr, "mpiexec: %d ranks on %d host(s) ran %lld ms; key-value exchange: %u "
+    fprintf(stderr, "%s: %d ranks on %d host(s) ran %lld ms; key-value exchange: %u "
             "fence(s) moved %llu bytes%s; per rank %.1f PMI messages and %.1f KiB on average "
             "(at most %llu and %.1f KiB); control links: %llu messages, %.1f KiB\n",
-            job->np, job->nhosts ? job->nhosts : 1, mpx_now_ms() - job->t_start, job->fences,
+            mpx_me(job), job->np, job->nhosts ? job->nhosts : 1, mpx_now_ms() - job->t_start,
+            job->fences,
             (unsigned long long)job->fence_bytes,
             job->nhosts > 1 ? " down to every host, one message per link each way per fence"
                             : "",
             (double)s->msgs / n, (double)s->bytes / n / 1024, (unsigned long long)s->max_msgs,
             (double)s->max_bytes / 1024, (unsigned long long)s->ctl_frames,
             (double)s->ctl_bytes / 1024);
+}
+
+/* MPI_UNIVERSE_SIZE: -usize or MPIEXEC_UNIVERSE_SIZE (as Hydra), else the
+ * slots of the hosts given (or of the Slurm allocation), never fewer than
+ * the job's ranks; without hosts it is not known (-1: the attribute is not
+ * set, as under Hydra; programs such as MPICH's spawn tests take a universe
+ * no larger than their job for "no room to spawn"). */
+static int main_universe(const struct mpx_opts *o, int np)
+{
+    if (o->usize)
+        return o->usize;
+    if (!o->have_hosts)
+        return -1;
+    int n = mpx_hosts_total_slots(&o->hosts, o->ppn);
+    return n > np ? n : np;
 }
 
 int main(int argc, char **argv)
@@ -240,6 +258,8 @@ int main(int argc, char **argv)
     job.t_start = mpx_now_ms();
     main_fix_stdio();
     int rc = mpx_opts_parse(argc, argv, &job.opts, &done);
+    /* A spawned job comes placed, but starts its proxies as the first did
+     * (srun inside an allocation). */
     int in_slurm = rc || done ? 0 : main_slurm_hosts(&job.opts);
     if (in_slurm < 0)
         rc = MPX_EXIT_USAGE;
@@ -248,21 +268,38 @@ int main(int argc, char **argv)
         return rc;
     }
     struct mpx_opts *o = &job.opts;
-    job.np = o->np ? o->np : o->have_hosts ? mpx_hosts_total_slots(&o->hosts, o->ppn) : 1;
-    if (job.np > MPX_MAX_NP) {
-        fprintf(stderr, "mpiexec: the hosts offer %d slots, more ranks than the %d a job may "
-                "have; give -n\n", job.np, MPX_MAX_NP);
-        return MPX_EXIT_USAGE;
+    char err[1200];
+    int spawned = o->spawned_fd >= 0;
+    if (spawned) {
+        /* A job MPI_Comm_spawn asked the first mpiexec for (subjob.c): the
+         * programs, the universe and the hosts come on the socket. */
+        o->timeout_s = 0;
+        if (mpx_subjob_receive(&job, err, sizeof err) < 0) {
+            fprintf(stderr, "mpiexec (spawned job): %s\n", err);
+            return 1;
+        }
+    } else {
+        job.np = o->np ? o->np : o->have_hosts ? mpx_hosts_total_slots(&o->hosts, o->ppn) : 1;
+        if (job.np > MPX_MAX_NP) {
+            fprintf(stderr, "mpiexec: the hosts offer %d slots, more ranks than the %d a job "
+                    "may have; give -n\n", job.np, MPX_MAX_NP);
+            return MPX_EXIT_USAGE;
+        }
+        mpx_apps_resolve(o, job.np);
+        job.universe = main_universe(o, job.np);
     }
-    mpx_apps_resolve(o, job.np);
+    int hosts_mode = spawned ? job.nhosts > 0 : o->have_hosts;
     job.tag = o->tag;
     if (mpx_make_kvsname(job.kvsname, sizeof job.kvsname) < 0 ||
         mpx_random(job.key, sizeof job.key) < 0 || !(job.kvs = mpx_kvs_new())) {
         fprintf(stderr, "mpiexec: cannot set up the job (no random bytes or no memory)\n");
         return 1;
     }
-    if (o->have_hosts && o->napps && main_setup_hosts(&job, in_slurm) < 0)
+    if (hosts_mode && o->napps && main_setup_hosts(&job, in_slurm) < 0) {
+        if (spawned)
+            mpx_subjob_failed(&job, "its hosts could not be set up (see above)");
         return MPX_EXIT_USAGE;
+    }
     if (o->dry_run) {
         int per_host = job.np;
         if (o->have_hosts && o->napps) {
@@ -282,13 +319,23 @@ int main(int argc, char **argv)
         mpx_opts_free(o);
         return rc;
     }
-    if (!o->have_hosts && (rc = mpx_check_program(o)) != 0) {
+    for (int k = 0; spawned && !hosts_mode && k < o->napps; k++) {
+        /* (the first mpiexec checked them too; said here, a spawn fails alone) */
+        const char *cmd = o->prefix ? o->prefix[0] : o->apps[k].argv[0];
+        if ((rc = mpx_check_command(cmd, o->apps[k].wdir, err, sizeof err)) != 0) {
+            fprintf(stderr, "mpiexec: %s\n", err);
+            mpx_subjob_failed(&job, err);
+            mpx_opts_free(o);
+            return rc;
+        }
+    }
+    if (!spawned && !hosts_mode && (rc = mpx_check_program(o)) != 0) {
         mpx_opts_free(o);
         return rc;
     }
     mpx_raise_nofile();
 
-    if (!o->have_hosts) {
+    if (!hosts_mode) {
         /* Every rank here, started by mpiexec itself: one node of all. */
         job.nlocal = job.np;
         if (!(job.ranks = calloc((size_t)job.np, sizeof *job.ranks))) {
@@ -303,7 +350,15 @@ int main(int argc, char **argv)
         snprintf(job.mapping, sizeof job.mapping, "(vector,(0,1,%d))", job.np);
         job.heartbeat_ms = MPX_HEARTBEAT_MS;
     }
-    if (mpx_kvs_put(job.kvs, "PMI_process_mapping", job.mapping) < 0)
+    if (!spawned && hosts_mode &&
+        !(job.host_used = calloc((size_t)job.nhosts, sizeof *job.host_used))) {
+        fprintf(stderr, "mpiexec: out of memory for %d hosts\n", job.nhosts);
+        return 1;
+    }
+    for (int r = 0; job.host_used && r < job.np; r++)
+        job.host_used[job.host_of[r]]++; /* spawned jobs fill the other slots first */
+    if (mpx_kvs_put(job.kvs, "PMI_process_mapping", job.mapping) < 0 ||
+        mpx_kvs_put_pairs(job.kvs, job.preput) < 0)
         return 1;
     if (o->display_map)
         main_display_map(&job);
@@ -322,8 +377,7 @@ int main(int argc, char **argv)
     }
     signal(SIGPIPE, SIG_IGN); /* a rank closing its PMI socket must not kill us */
 
-    if (o->have_hosts) {
-        char err[1200];
+    if (hosts_mode) {
         if (mpx_listen(&job, main_all_local(&job), err, sizeof err) < 0) {
             fprintf(stderr, "mpiexec: %s\n", err);
             return 1;
@@ -336,7 +390,7 @@ int main(int argc, char **argv)
             char ranks[512];
             for (int h = 0; h < job.nhosts; h++) {
                 mpx_host_ranks(&job, h, ranks, sizeof ranks);
-                fprintf(stderr, "mpiexec: host %s: ranks %s\n", job.hostname[h], ranks);
+                fprintf(stderr, "%s: host %s: ranks %s\n", mpx_me(&job), job.hostname[h], ranks);
             }
         }
         /* stdin goes to rank 0's host, unless reading it would stop us (a
@@ -352,6 +406,8 @@ int main(int argc, char **argv)
     } else {
         mpx_spawn(&job, &old);
     }
+    if (spawned && !hosts_mode && !job.ending)
+        mpx_subjob_started(&job); /* with hosts: once its proxies connected (node.c) */
     mpx_node_loop(&job, sfd);
 
     /* Anything still alive here outlived SIGKILL's delivery or the drain. */
@@ -371,7 +427,7 @@ int main(int argc, char **argv)
     mpx_stats_local(&job);
     if (o->verbose)
         main_report(&job);
-    if (!o->have_hosts)
+    if (!hosts_mode)
         mpx_clean_shm(&job);
     close(sfd);
     int code = job.exit_code;
@@ -381,6 +437,7 @@ int main(int argc, char **argv)
     free(job.fwd_env);
     free(job.hostname);
     free(job.host_of);
+    free(job.host_used);
     mpx_opts_free(o);
     return code;
 }

@@ -26,9 +26,19 @@
  *   up    FENCE_UP (the subtree's puts, once every rank of the subtree
  *         entered the barrier), OUTPUT (whole lines, tagged), EXIT and ABORT
  *         of ranks, LOST (a child host that went away), DONE (the subtree has
- *         finished; with its PMI statistics).
+ *         finished; with its PMI statistics), SPAWN (a rank's MPI_Comm_spawn).
  * A PMI barrier is thus one fence per phase: the data of the phase moves up
  * once and down once, and every get is answered by the rank's own proxy.
+ *
+ * Spawned jobs (MPI_Comm_spawn; subjob.c, spawn_req.c): a rank's PMI spawn
+ * command goes up its tree to its mpiexec, and from a spawned job's mpiexec
+ * on to the first one, which serves every spawn of the launch: it places the
+ * new job, and starts an mpiexec of its own for it (the same program, with
+ * the user's options and the job on a socket pair), with its own key-value
+ * space, job key and tree. The answer (SPAWN_RESULT) goes back the same way.
+ * The first mpiexec waits for every job it started; a failure of any of them
+ * ends them all, as a failed rank ends its job. Names (names.c) are the
+ * first mpiexec's too, for every job of the launch.
  *
  * Failure: the root decides. The first failure (a rank's non-zero exit,
  * signal, exit without finalize, abort, a lost host, the timeout, a signal
@@ -115,6 +125,10 @@ struct mpx_opts {
     const char *proxy_path;  /* faro_proxy to run on the hosts; NULL: next to mpiexec */
     int tree_width;
     int heartbeat_ms;
+    int usize;           /* -usize / MPIEXEC_UNIVERSE_SIZE; 0: not given */
+    int spawned_fd;      /* --faro-spawned-job FD: this mpiexec runs a spawned job; -1 */
+    char **cmdline;      /* the global options as given (argv[1..]), for spawned jobs */
+    int ncmdline;
 };
 
 /* A growable byte buffer (encoding frames and key-value data). */
@@ -147,6 +161,8 @@ struct mpx_stream {
 
 enum mpx_pmi_state { MPX_PMI_NONE, MPX_PMI_INITED, MPX_PMI_FINALIZED };
 
+struct mpx_mcmd;
+
 struct mpx_rank {
     int rank;            /* in the job */
     int local;           /* among this host's ranks */
@@ -159,6 +175,7 @@ struct mpx_rank {
     struct mpx_stream out, err;
     int stdin_fd;        /* rank 0 on a proxy: the write end of its stdin; else -1 */
     unsigned long pmi_msgs, pmi_bytes; /* requests and bytes on its PMI socket, both ways */
+    struct mpx_mcmd *mcmd; /* a spawn command being read (spawn_req.c), or NULL */
 };
 
 /* A framed, buffered, non-blocking control connection. */
@@ -200,10 +217,16 @@ struct mpx_stats {
 
 struct mpx_kvs;
 
+struct mpx_subjob;
+
 struct mpx_job {
     struct mpx_opts opts;
     char kvsname[64];
     int np;
+    int universe;        /* MPI_UNIVERSE_SIZE: the slots this launch knows; -1 unknown */
+    int spawned;         /* started by MPI_Comm_spawn (PMI_SPAWNED=1 in its ranks) */
+    char label[48];      /* "" for the job of the command line, else "spawned job N" */
+    char **preput;       /* key, value, ...: in the store before the ranks start */
     /* The job map, known at every node (NULL in a job without hosts). */
     int nhosts;
     char **hostname;     /* as the launcher used it: the ranks' node names */
@@ -270,11 +293,21 @@ struct mpx_job {
     struct mpx_stats stats; /* the subtree's, children's included once DONE */
     long long t_start;
     struct mpx_hang *hang; /* mpiexec: the hang doctor (hang.c); NULL elsewhere */
+    /* Spawned jobs (subjob.c): the first mpiexec's list of the mpiexecs it
+     * started for them; a spawned job's mpiexec's link to the first one. */
+    struct mpx_subjob **subjobs;
+    int nsubjobs, next_label;
+    int *host_used;      /* ranks of all jobs on each host of the command line */
+    struct mpx_conn *top;
+    int top_told;        /* a spawned job's mpiexec said STARTED or FAILED */
 };
 
 /* options.c: 0 to run; otherwise the exit code to leave with (help: 0 via *done). */
 int mpx_opts_parse(int argc, char **argv, struct mpx_opts *o, int *done);
 void mpx_opts_free(struct mpx_opts *o);
+/* The argv of a spawned job's mpiexec: self, the global options given to
+ * this one (but -n, --timeout, --dry-run, -usize), --faro-spawned-job fd. */
+char **mpx_opts_respawn(const struct mpx_opts *o, const char *self, int fd);
 /* Split CMD at blanks into a NULL-terminated argv; NULL when empty. */
 char **mpx_split(const char *cmd);
 void mpx_argv_free(char **v);
@@ -305,13 +338,22 @@ void mpx_hang_tick(struct mpx_job *job, long long now, long long *next);
 
 /* spawn.c */
 int mpx_make_kvsname(char *buf, size_t len);
+/* Every program of o (and the exec prefix), as mpx_check_command; prints why
+ * not. 0, or the exit code a shell would give. */
 int mpx_check_program(const struct mpx_opts *o);
+/* Can cmd be run from dir (NULL: here)? 0, or the exit code a shell would
+ * give (127, 126) with the reason in err. */
+int mpx_check_command(const char *cmd, const char *dir, char *err, size_t errlen);
 int mpx_spawn(struct mpx_job *job, const sigset_t *child_mask);
+/* Messages name ranks of spawned jobs with the job: " of spawned job 2", or "". */
+const char *mpx_job_of(const struct mpx_job *job);
 
 /* pmi_server.c */
 struct mpx_kvs *mpx_kvs_new(void);
 void mpx_kvs_free(struct mpx_kvs *kvs);
 int mpx_kvs_put(struct mpx_kvs *kvs, const char *key, const char *val);
+/* Put key, value, key, value... (a spawned job's preput keys). */
+int mpx_kvs_put_pairs(struct mpx_kvs *kvs, char *const *kv);
 /* Serve every complete request on rank r's socket; closes it at EOF. */
 void mpx_pmi_serve(struct mpx_job *job, struct mpx_rank *r);
 /* The fence of the phase completed: answer every local rank's barrier. */
@@ -321,12 +363,54 @@ void mpx_pmi_send(struct mpx_rank *r, const char *line, int len);
 
 /* names.c: serve a name service command (publish_name, lookup_name,
  * unpublish_name) of local rank r; 0 when m is none of them. A proxy sends
- * it up (NAME_REQ); mpiexec answers down (NAME_REP) to the rank's host. */
+ * it up (NAME_REQ), a spawned job's mpiexec on to the first one, which
+ * answers down (NAME_REP) to the rank's host: one table for the launch. */
 int mpx_names_serve(struct mpx_job *job, struct mpx_rank *r, const struct faro_pmi_msg *m);
 /* mpiexec: a NAME_REQ from below. */
 void mpx_names_request(struct mpx_job *job, struct mpx_rd *p);
-/* A proxy: a NAME_REP from above, for one of its ranks or one below. */
+/* The first mpiexec: the NAME_REP payload for a NAME_REQ payload (-1 when
+ * it is malformed). */
+int mpx_names_answer(struct mpx_rd *req, struct mpx_buf *rep);
+/* A NAME_REP from above, for one of this node's ranks or one below. */
 void mpx_names_reply(struct mpx_job *job, struct mpx_rd *p);
+
+/* spawn_req.c: the PMI-1 spawn command (MPICH's "mcmd=spawn" lines up to
+ * "endcmd", one block per command) and its way to the first mpiexec and
+ * back. A line of rank r that belongs to one: 1 when taken. */
+int mpx_spawn_line(struct mpx_job *job, struct mpx_rank *r, const char *line, size_t len);
+/* A request of rank `rank` on host `host` (-1: a job without hosts) reached
+ * this node's root: serve it (the first mpiexec) or pass it on. */
+void mpx_spawn_request(struct mpx_job *job, int host, int rank, const void *req, size_t len);
+/* The answer for that rank: to its PMI socket here, or down the tree. */
+void mpx_spawn_reply(struct mpx_job *job, int host, int rank, int ok, const char *msg);
+/* A SPAWN_RESULT payload (host, rank, ok, msg) from above. */
+void mpx_spawn_result(struct mpx_job *job, struct mpx_rd *p);
+void mpx_mcmd_free(struct mpx_rank *r);
+
+/* subjob.c: spawned jobs. At the first mpiexec: start one for the request
+ * of rank (host, rank) of job `from` (-1: its own, else a subjob index). */
+void mpx_subjob_start(struct mpx_job *job, int from, int host, int rank, const void *req,
+                      size_t len);
+/* Its loop: what the subjobs' mpiexecs sent; 1 when pid was one of them. */
+void mpx_subjob_input(struct mpx_job *job, int i);
+struct mpx_conn *mpx_subjob_conn(struct mpx_job *job, int i); /* NULL: gone */
+int mpx_subjob_reaped(struct mpx_job *job, pid_t pid, int status);
+int mpx_subjobs_running(const struct mpx_job *job);
+void mpx_subjobs_signal(struct mpx_job *job, int sig);
+void mpx_subjobs_free(struct mpx_job *job);
+/* At a spawned job's mpiexec: read its job from the first mpiexec (0, or -1
+ * with err); say that its ranks started, or why they could not; what the
+ * first mpiexec sends later. */
+int mpx_subjob_receive(struct mpx_job *job, char *err, size_t errlen);
+void mpx_subjob_started(struct mpx_job *job);
+/* With hosts: STARTED once every proxy it starts itself has connected. */
+void mpx_subjob_check_started(struct mpx_job *job);
+void mpx_subjob_failed(struct mpx_job *job, const char *why);
+/* It started, and now fails with code: the first mpiexec ends the launch at
+ * once (before the failure's consequences elsewhere can speak first). */
+void mpx_subjob_ending(struct mpx_job *job, int code);
+void mpx_top_input(struct mpx_job *job);
+
 
 /* iofwd.c: read what is there (a few reads, or all: until it would block);
  * forward complete lines; write out the rest and close at EOF. */
@@ -370,6 +454,10 @@ enum mpx_msg {
     MPX_MSG_FENCE_UP, MPX_MSG_FENCE_DOWN, MPX_MSG_EXIT, MPX_MSG_ABORT, MPX_MSG_OUTPUT,
     MPX_MSG_LOST, MPX_MSG_DONE, MPX_MSG_SIGNAL, MPX_MSG_STDIN, MPX_MSG_STDIN_ACK,
     MPX_MSG_NAME_REQ, MPX_MSG_NAME_REP,
+    /* spawned jobs: up the tree and to the first mpiexec, and back */
+    MPX_MSG_SPAWN, MPX_MSG_SPAWN_RESULT,
+    /* between the first mpiexec and a spawned job's: the job, how its start went */
+    MPX_MSG_JOB, MPX_MSG_STARTED, MPX_MSG_FAILED, MPX_MSG_ENDING,
 };
 #define MPX_CONN_CLOSED "the connection was closed" /* c->why at end of file */
 #define MPX_FRAME_HDR 8

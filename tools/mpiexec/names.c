@@ -7,10 +7,11 @@
  *     cmd=unpublish_name service=S         ->  cmd=unpublish_result rc=0 info=ok
  *
  * and on failure rc=-1 with the reason in msg= and info=. Names are seen by
- * the ranks of this job only: the table is mpiexec's, and a proxy sends its
- * ranks' requests up the launch tree (NAME_REQ) and their answers come back
- * down (NAME_REP) to the rank's host, so a name published on one host is
- * found on every other. A name published twice is refused, as is
+ * every job of the launch: the table is the first mpiexec's; a proxy sends
+ * its ranks' requests up the launch tree (NAME_REQ), a spawned job's mpiexec
+ * (subjob.c) on to the first one, and the answers come back down (NAME_REP)
+ * to the rank's host, so a name published on one host, or by one job, is
+ * found by every other. A name published twice is refused, as is
  * unpublishing one nobody published.
  * The hook: pmi_server.c hands every command it does not know to
  * mpx_names_serve first.
@@ -66,7 +67,7 @@ static int answer(const char *cmd, const char *service, const char *port, char *
         if (n)
             found = n->port;
         else
-            why = "no such service name is published in this job";
+            why = "no such service name is published in this launch";
     } else {
         res = "unpublish_result";
         struct name **pp = service ? find(service) : NULL, *n = pp ? *pp : NULL;
@@ -76,7 +77,7 @@ static int answer(const char *cmd, const char *service, const char *port, char *
             free(n->port);
             free(n);
         } else {
-            why = "no such service name is published in this job";
+            why = "no such service name is published in this launch";
         }
     }
     return why ? faro_pmi_format(line, len, res, "rc", "-1", "msg", why, "info", why, NULL)
@@ -96,13 +97,13 @@ int mpx_names_serve(struct mpx_job *job, struct mpx_rank *r, const struct faro_p
     const char *port = faro_pmi_msg_get(m, "port");
     if (!is_name_cmd(cmd))
         return 0;
-    if (!job->is_root) { /* the table is mpiexec's: one for the whole job */
+    if (!job->is_root || job->top) { /* the table is the first mpiexec's */
         struct mpx_buf b = { 0 };
         mpx_buf_u32(&b, (uint32_t)r->rank);
         mpx_buf_str(&b, cmd);
         mpx_buf_str(&b, service ? service : "");
         mpx_buf_str(&b, port ? port : "");
-        mpx_conn_send(job->parent, MPX_MSG_NAME_REQ, b.p, b.len, NULL, 0);
+        mpx_conn_send(job->top ? job->top : job->parent, MPX_MSG_NAME_REQ, b.p, b.len, NULL, 0);
         mpx_buf_free(&b);
         return 1;
     }
@@ -111,22 +112,36 @@ int mpx_names_serve(struct mpx_job *job, struct mpx_rank *r, const struct faro_p
     return 1;
 }
 
-void mpx_names_request(struct mpx_job *job, struct mpx_rd *p)
+int mpx_names_answer(struct mpx_rd *p, struct mpx_buf *rep)
 {
     int rank = (int)mpx_rd_u32(p);
     const char *cmd = mpx_rd_str(p), *service = mpx_rd_str(p), *port = mpx_rd_str(p);
-    struct mpx_link *k;
-    if (p->bad || rank < 0 || rank >= job->np || !is_name_cmd(cmd) || !job->host_of ||
-        !(k = mpx_kid_for(job, job->host_of[rank])))
-        return;
     char line[FARO_PMI_LINE_MAX];
+    if (p->bad || rank < 0 || !is_name_cmd(cmd))
+        return -1;
     int len = answer(cmd, *service ? service : NULL, *port ? port : NULL, line, sizeof line);
     if (len < 0)
+        return -1;
+    mpx_buf_u32(rep, (uint32_t)rank);
+    mpx_buf_str(rep, line);
+    return 0;
+}
+
+void mpx_names_request(struct mpx_job *job, struct mpx_rd *p)
+{
+    if (job->top) { /* a spawned job's mpiexec: on to the first one */
+        mpx_conn_send(job->top, MPX_MSG_NAME_REQ, p->p, p->len, NULL, 0);
+        return;
+    }
+    struct mpx_rd peek = *p;
+    int rank = (int)mpx_rd_u32(&peek);
+    struct mpx_link *k;
+    if (peek.bad || rank < 0 || rank >= job->np || !job->host_of ||
+        !(k = mpx_kid_for(job, job->host_of[rank])))
         return;
     struct mpx_buf b = { 0 };
-    mpx_buf_u32(&b, (uint32_t)rank);
-    mpx_buf_str(&b, line);
-    mpx_conn_send(&k->c, MPX_MSG_NAME_REP, b.p, b.len, NULL, 0);
+    if (mpx_names_answer(p, &b) == 0)
+        mpx_conn_send(&k->c, MPX_MSG_NAME_REP, b.p, b.len, NULL, 0);
     mpx_buf_free(&b);
 }
 
@@ -136,7 +151,7 @@ void mpx_names_reply(struct mpx_job *job, struct mpx_rd *p)
     const char *line = mpx_rd_str(p);
     if (p->bad || rank < 0 || rank >= job->np)
         return;
-    int h = job->host_of[rank];
+    int h = job->host_of ? job->host_of[rank] : -1; /* -1: a job without hosts */
     struct mpx_link *k = h == job->host ? NULL : mpx_kid_for(job, h);
     if (k) {
         mpx_conn_send(&k->c, MPX_MSG_NAME_REP, p->p, p->len, NULL, 0);

@@ -48,7 +48,11 @@ long long mpx_now_ms(void)
 
 const char *mpx_me(const struct mpx_job *job)
 {
-    static char me[MPX_HOST_NAME_MAX + 32];
+    static char me[MPX_HOST_NAME_MAX + 64];
+    if (job->is_root && job->label[0]) {
+        snprintf(me, sizeof me, "mpiexec (%s)", job->label);
+        return me;
+    }
     if (job->is_root)
         return "mpiexec";
     snprintf(me, sizeof me, "faro_proxy on %s",
@@ -75,7 +79,14 @@ void mpx_job_fail(struct mpx_job *job, int code, const char *fmt, ...)
         vsnprintf(line, sizeof line - 1, fmt, ap);
         va_end(ap);
     }
-    if (!job->is_root && job->parent) {
+    if (job->top && !job->top_told && line[0]) {
+        /* A spawned job that never started: its spawn fails with this, said
+         * without "mpiexec...: " and "; ending the job". */
+        char *why = strstr(line, ": "), *end = strstr(line, "; ending the job");
+        if (end)
+            *end = 0;
+        mpx_subjob_failed(job, why ? why + 2 : line);
+    } else if (!job->is_root && job->parent) {
         /* A proxy does not decide the job's end; it tells mpiexec that its
          * host failed (its ranks may never report). */
         struct mpx_buf b = { 0 };
@@ -88,6 +99,8 @@ void mpx_job_fail(struct mpx_job *job, int code, const char *fmt, ...)
         fputs(line, stderr);
         fflush(stderr);
     }
+    if (job->top && job->top_told)
+        mpx_subjob_ending(job, code);
     node_end(job, code, SIGTERM);
 }
 
@@ -278,6 +291,8 @@ static void node_reap(struct mpx_job *job)
                 node_agent_ended(job, &job->kids[i], status);
                 found = 1;
             }
+        if (!found)
+            mpx_subjob_reaped(job, pid, status);
     }
 }
 
@@ -293,7 +308,10 @@ static void node_on_signal(struct mpx_job *job, int sfd)
             continue;
         }
         if (!job->ending) {
-            if (job->is_root)
+            /* A spawned job's mpiexec hears from the first one when the
+             * launch ends; that one has said why. */
+            int from_top = job->top && si.ssi_pid == (uint32_t)getppid();
+            if (job->is_root && !from_top)
                 fprintf(stderr, "mpiexec: received signal %d (%s); passing it to the ranks and "
                         "ending the job\n", sig, strsignal(sig));
             node_end(job, 128 + sig, sig);
@@ -367,7 +385,7 @@ void mpx_stdin_write(struct mpx_job *job)
 /* ---- the loop ---- */
 
 enum node_what { W_SIG, W_PMI, W_OUT, W_ERR, W_RSTDIN, W_LISTEN, W_PENDING, W_KID, W_PARENT,
-                 W_STDIN, W_STDOUT, W_STDERR };
+                 W_STDIN, W_STDOUT, W_STDERR, W_SUBJOB, W_TOP };
 
 struct node_poll {
     struct pollfd *pfd;
@@ -585,7 +603,8 @@ static int node_finished(struct mpx_job *job, long long now, long long *drain_at
         if (job->ranks[i].err.fd >= 0)
             mpx_stream_close(job, &job->ranks[i].err);
     }
-    return job->orphaned || !node_kids_running(job);
+    /* The jobs this launch spawned end before it does (or with it). */
+    return job->orphaned || (!node_kids_running(job) && !mpx_subjobs_running(job));
 }
 
 void mpx_node_loop(struct mpx_job *job, int sfd)
@@ -602,6 +621,21 @@ void mpx_node_loop(struct mpx_job *job, int sfd)
     long long drain_at = 0, last_round = 0;
 
     while (P.pfd && P.who) {
+        size_t need = 8 + 4 * (size_t)job->nlocal + (size_t)job->nkids + MPX_MAX_PENDING +
+                      (size_t)job->nsubjobs;
+        if (need > P.cap) { /* spawned jobs come and go */
+            struct pollfd *pfd = realloc(P.pfd, need * sizeof *P.pfd);
+            void *who = pfd ? realloc(P.who, need * sizeof *P.who) : NULL;
+            if (pfd)
+                P.pfd = pfd;
+            if (!pfd || !who) {
+                mpx_job_fail(job, 1, "%s: out of memory", mpx_me(job));
+                mpx_signal_all(job, SIGKILL);
+                break;
+            }
+            P.who = who;
+            P.cap = need;
+        }
         long long now = mpx_now_ms(), next = -1;
         if (node_finished(job, now, &drain_at))
             break;
@@ -614,6 +648,7 @@ void mpx_node_loop(struct mpx_job *job, int sfd)
             mpx_signal_all(job, SIGKILL);
             job->killed = 1;
         }
+        mpx_subjob_check_started(job);
         if (last_round && now - last_round > job->heartbeat_ms / 4 + NODE_STALL_SLACK_MS)
             node_stalled(job, now);
         last_round = now;
@@ -648,6 +683,15 @@ void mpx_node_loop(struct mpx_job *job, int sfd)
                    (short)(POLLIN | (mpx_conn_pending(job->parent) ? POLLOUT : 0)), W_PARENT, 0);
         if (job->stdin_open && job->stdin_sent - job->stdin_acked < NODE_STDIN_WINDOW)
             np_add(&P, 0, POLLIN, W_STDIN, 0);
+        for (int i = 0; i < job->nsubjobs; i++) {
+            struct mpx_conn *c = mpx_subjob_conn(job, i);
+            if (c)
+                np_add(&P, c->fd, (short)(POLLIN | (mpx_conn_pending(c) ? POLLOUT : 0)),
+                       W_SUBJOB, i);
+        }
+        if (job->top && job->top->fd >= 0)
+            np_add(&P, job->top->fd,
+                   (short)(POLLIN | (mpx_conn_pending(job->top) ? POLLOUT : 0)), W_TOP, 0);
         for (int dest = 1; dest <= 2; dest++)
             if (mpx_output_queued(job, dest))
                 np_add(&P, dest, POLLOUT, W_STDOUT, dest);
@@ -691,6 +735,8 @@ void mpx_node_loop(struct mpx_job *job, int sfd)
                 break;
             case W_STDIN: node_read_stdin(job); break;
             case W_STDOUT: mpx_output_flush(job, i); break;
+            case W_SUBJOB: mpx_subjob_input(job, i); break;
+            case W_TOP: mpx_top_input(job); break;
             }
         }
         for (int i = job->npending - 1; rc > 0 && i >= 0; i--) {
@@ -720,6 +766,9 @@ void mpx_job_free(struct mpx_job *job)
     }
     if (job->listen_fd >= 0)
         close(job->listen_fd);
+    for (int i = 0; i < job->nlocal; i++)
+        mpx_mcmd_free(&job->ranks[i]);
+    mpx_subjobs_free(job);
     free(job->kids);
     free(job->pending);
     mpx_buf_free(&job->fence);

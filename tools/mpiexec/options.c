@@ -43,6 +43,9 @@ static const char opt_usage[] =
     "                       CMD must keep the environment and open file descriptors\n"
     "  -v, --verbose        report each rank's and host's start and end, and the\n"
     "                       key-value exchange's messages and bytes\n"
+    "  -usize N             MPI_UNIVERSE_SIZE, the processes MPI_Comm_spawn should\n"
+    "                       expect room for (default: $MPIEXEC_UNIVERSE_SIZE, else\n"
+    "                       the slots of the hosts; without hosts it is not set)\n"
     "\n"
     "Hosts (without them every rank runs here; inside a Slurm allocation the\n"
     "allocation's nodes and task counts are the default):\n"
@@ -97,7 +100,7 @@ static const char opt_usage[] =
 
 static const char opt_valid[] =
     "-n, -np, -x, -genv, -env, -configfile, --app, ':', -envall, -envnone, -envlist, -wdir, -l, --tag-output, "
-    "--tag-host, -prepend-pattern, --timeout, --exec-prefix, -v, --verbose, -hosts, -host, "
+    "--tag-host, -prepend-pattern, --timeout, --exec-prefix, -v, --verbose, -usize, -hosts, -host, "
     "-f, -hostfile, -machinefile, -ppn, -launcher, -launcher-exec, --tree-width, --heartbeat, "
     "--proxy-path, --map-by, --bind-to, --cpus-per-rank, --report-bindings, --topology, "
     "--dry-run, --oversubscribe, --allow-run-as-root, -h, --help, -V, --version, --";
@@ -197,7 +200,7 @@ static const char *const opt_one[] = {
     "-envlist", "--envlist", "-genvlist", "-wdir", "--wdir", "-wd", "--wd", "-prepend-pattern",
     "--tree-width", "--heartbeat", "--proxy-path", "-configfile", "--configfile", "--app",
     "-outfile-pattern", "-errfile-pattern", "--output-filename", "-output-filename",
-    "--hang-report", "-hang-report",
+    "--hang-report", "-hang-report", "-usize", "--usize", "--faro-spawned-job",
     "-app", NULL
 };
 
@@ -430,6 +433,19 @@ static int opt_one_option(struct opt_state *st, struct mpx_opts *o)
         o->heartbeat_ms = (int)(sec * 1000);
     } else if (opt_is(a, "--proxy-path", NULL)) {
         o->proxy_path = v;
+    } else if (opt_is(a, "-usize", "--usize")) {
+        if (opt_int(v, 1, INT_MAX, &o->usize) < 0) {
+            fprintf(stderr, "mpiexec: %s '%s': expected the universe size, a whole number "
+                    "of processes (1 or more)\n", a, v);
+            return MPX_EXIT_USAGE;
+        }
+    } else if (opt_is(a, "--faro-spawned-job", NULL)) {
+        /* Internal: the first mpiexec of a launch starts one of these per
+         * spawned job (subjob.c), with the job on this socket. */
+        if (opt_int(v, 3, 1 << 20, &o->spawned_fd) < 0) {
+            fprintf(stderr, "mpiexec: --faro-spawned-job is for mpiexec's own use\n");
+            return MPX_EXIT_USAGE;
+        }
     } else if (mca) {
         return opt_mca(st->argv[st->i + 1], st->argv[st->i + 2]);
     } else if (opt_is(a, "-outfile-pattern", NULL)) {
@@ -508,7 +524,16 @@ int mpx_opts_parse(int argc, char **argv, struct mpx_opts *o, int *done)
                 "(0 or more; 0 means no limit)\n", t);
         return MPX_EXIT_USAGE;
     }
+    o->spawned_fd = -1;
+    const char *u = getenv("MPIEXEC_UNIVERSE_SIZE"); /* Hydra's name */
+    if (u && *u && opt_int(u, 1, INT_MAX, &o->usize) < 0) {
+        fprintf(stderr, "mpiexec: MPIEXEC_UNIVERSE_SIZE='%s' is not a number of processes "
+                "(1 or more)\n", u);
+        return MPX_EXIT_USAGE;
+    }
 
+    o->cmdline = argv + 1; /* the options, for a spawned job's mpiexec */
+    o->ncmdline = argc - 1;
     /* Each program's options, then the program and its arguments up to ':'. */
     struct opt_state st = { .argc = argc, .argv = argv, .i = 1 };
     for (;;) {
@@ -521,6 +546,18 @@ int mpx_opts_parse(int argc, char **argv, struct mpx_opts *o, int *done)
         }
         if (rc >= 0)
             return rc;
+        if (st.i >= st.argc && o->napps == 0 && o->spawned_fd >= 0) {
+            /* A spawned job's programs come on its socket; -x and -env before
+             * them are the whole job's. */
+            for (size_t k = 0; k < st.cur.nenv; k++) {
+                const char *e = st.cur.env[k], *eq = strchr(e, '=');
+                if (opt_add_env(&o->env, &o->nenv, e, (size_t)(eq - e), eq + 1) < 0)
+                    return MPX_EXIT_USAGE;
+                free(st.cur.env[k]);
+            }
+            free(st.cur.env);
+            return 0;
+        }
         if (st.i >= st.argc && o->napps == 0 && o->dry_run && !o->file_args) {
             o->np = st.cur.np; /* the placement needs no program, only -n */
             return 0;
@@ -562,6 +599,54 @@ int mpx_opts_parse(int argc, char **argv, struct mpx_opts *o, int *done)
         }
     }
     return 0;
+}
+
+/* Options the mpiexec of a spawned job does not take from the first one:
+ * the number of ranks, programs and their directories and output files (the
+ * job brings its own), the time limit (the first mpiexec's covers every
+ * job), a dry run and the universe (it comes with the job). */
+static int opt_not_inherited(const char *a)
+{
+    static const char *const no[] = {
+        "-n", "-np", "--np", "--n", "--timeout", "-timeout", "--dry-run", "-dry-run", "-usize",
+        "--usize", "--faro-spawned-job", "-configfile", "--configfile", "--app", "-app",
+        "-wdir", "--wdir", "-wd", "--wd", "-outfile-pattern", "-errfile-pattern",
+        "--output-filename", "-output-filename", NULL
+    };
+    for (int i = 0; no[i]; i++)
+        if (!strcmp(a, no[i]))
+            return 1;
+    return 0;
+}
+
+char **mpx_opts_respawn(const struct mpx_opts *o, const char *self, int fd)
+{
+    char **v = calloc((size_t)o->ncmdline + 4, sizeof *v), fdstr[16];
+    size_t k = 0;
+    if (!v)
+        return NULL;
+    v[k++] = strdup(self);
+    for (int i = 0; i < o->ncmdline; i++) {
+        const char *a = o->cmdline[i];
+        if (!a || a[0] != '-' || !strcmp(a, "--")) /* the first program: the options end */
+            break;
+        int n = 1 + opt_takes_one(a) + 2 * (opt_is(a, "-genv", "--genv") ||
+                                            opt_is(a, "-env", "--env") ||
+                                            opt_is(a, "--mca", "-mca") ||
+                                            opt_is(a, "--gmca", "-gmca"));
+        for (int j = 0; !opt_not_inherited(a) && j < n && i + j < o->ncmdline; j++)
+            v[k++] = strdup(o->cmdline[i + j]);
+        i += n - 1;
+    }
+    snprintf(fdstr, sizeof fdstr, "%d", fd);
+    v[k++] = strdup("--faro-spawned-job");
+    v[k++] = strdup(fdstr);
+    for (size_t i = 0; i < k; i++)
+        if (!v[i]) {
+            mpx_argv_free(v);
+            return NULL;
+        }
+    return v;
 }
 
 void mpx_opts_free(struct mpx_opts *o)

@@ -88,6 +88,14 @@ int mpx_kvs_put(struct mpx_kvs *kvs, const char *key, const char *val)
     return 0;
 }
 
+int mpx_kvs_put_pairs(struct mpx_kvs *kvs, char *const *kv)
+{
+    for (; kv && kv[0] && kv[1]; kv += 2)
+        if (mpx_kvs_put(kvs, kv[0], kv[1]) < 0)
+            return -1;
+    return 0;
+}
+
 static void srv_send(struct mpx_rank *r, const char *line, int len)
 {
     if (r->pmi_fd < 0)
@@ -191,7 +199,7 @@ static void srv_handle(struct mpx_job *job, struct mpx_rank *r, const struct far
         snprintf(num, sizeof num, "%d", r->app);
         SRV_REPLY(r, "appnum", "appnum", num);
     } else if (strcmp(cmd, "get_universe_size") == 0) {
-        snprintf(num, sizeof num, "%d", job->np);
+        snprintf(num, sizeof num, "%d", job->universe);
         SRV_REPLY(r, "universe_size", "size", num);
     } else if (strcmp(cmd, "put") == 0) {
         const char *k = faro_pmi_msg_get(m, "key"), *v = faro_pmi_msg_get(m, "value");
@@ -250,6 +258,8 @@ void mpx_pmi_serve(struct mpx_job *job, struct mpx_rank *r)
         case FARO_PMI_READ_LINE:
             r->pmi_msgs++;
             r->pmi_bytes += (unsigned long)len + 1;
+            if (mpx_spawn_line(job, r, line, len)) /* spawn_req.c: a spawn's lines */
+                break;
             if (faro_pmi_parse(line, len, &m, err, sizeof err) < 0) {
                 fprintf(stderr, "mpiexec: rank %d sent a malformed PMI line: %s\n", r->rank, err);
                 SRV_REPLY(r, "error", "rc", "-1", "msg", err);

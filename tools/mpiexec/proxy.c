@@ -185,7 +185,8 @@ int main(int argc, char **argv)
     job.host = id;
     mpx_raise_nofile();
     if (proxy_ranks(&job) < 0 || !(job.kvs = mpx_kvs_new()) ||
-        (job.mapping[0] && mpx_kvs_put(job.kvs, "PMI_process_mapping", job.mapping) < 0)) {
+        (job.mapping[0] && mpx_kvs_put(job.kvs, "PMI_process_mapping", job.mapping) < 0) ||
+        mpx_kvs_put_pairs(job.kvs, job.preput) < 0) {
         fprintf(stderr, "faro_proxy on %s: out of memory\n", job.hostname[id]);
         return 1;
     }

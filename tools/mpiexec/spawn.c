@@ -47,18 +47,25 @@ static int spawn_executable(const char *path)
 }
 
 /* Look the command up as execvp will, so "not found" is one clear line from
- * mpiexec rather than N lines from N children. */
-static int spawn_check_command(const char *cmd)
+ * mpiexec rather than N lines from N children. A relative path is taken from
+ * dir, where the rank will start. */
+int mpx_check_command(const char *cmd, const char *dir, char *err, size_t errlen)
 {
+    char full[4096];
     struct stat st;
     if (strchr(cmd, '/')) {
-        if (stat(cmd, &st) < 0) {
-            fprintf(stderr, "mpiexec: cannot run '%s': %s\n", cmd, strerror(errno));
+        if (cmd[0] != '/' && dir && *dir)
+            snprintf(full, sizeof full, "%s/%s", dir, cmd);
+        else
+            snprintf(full, sizeof full, "%s", cmd);
+        if (stat(full, &st) < 0) {
+            snprintf(err, errlen, "cannot run '%s': %s", cmd, strerror(errno));
             return MPX_EXIT_NOTFOUND;
         }
-        if (!spawn_executable(cmd)) {
-            fprintf(stderr, "mpiexec: cannot run '%s': %s\n", cmd,
-                    S_ISDIR(st.st_mode) ? "it is a directory" : "it is not executable (chmod +x?)");
+        if (!spawn_executable(full)) {
+            snprintf(err, errlen, "cannot run '%s': %s", cmd,
+                     S_ISDIR(st.st_mode) ? "it is a directory"
+                                         : "it is not executable (chmod +x?)");
             return MPX_EXIT_NOEXEC;
         }
         return 0;
@@ -66,7 +73,6 @@ static int spawn_check_command(const char *cmd)
     const char *path = getenv("PATH");
     if (!path || !*path)
         path = "/usr/local/bin:/usr/bin:/bin";
-    char full[4096];
     for (const char *p = path; *p;) {
         const char *colon = strchr(p, ':');
         size_t dlen = colon ? (size_t)(colon - p) : strlen(p);
@@ -77,20 +83,26 @@ static int spawn_check_command(const char *cmd)
         if (colon && !*p && spawn_executable(cmd)) /* trailing ':' means cwd */
             return 0;
     }
-    fprintf(stderr, "mpiexec: cannot run '%s': command not found in PATH (%s)\n", cmd, path);
+    snprintf(err, errlen, "cannot run '%s': command not found in PATH (%s)", cmd, path);
     return MPX_EXIT_NOTFOUND;
 }
 
 int mpx_check_program(const struct mpx_opts *o)
 {
-    if (o->prefix)
-        return spawn_check_command(o->prefix[0]);
-    for (int k = 0; k < o->napps; k++) {
-        int rc = spawn_check_command(o->apps[k].argv[0]);
-        if (rc)
-            return rc;
-    }
-    return 0;
+    char err[4400];
+    int rc = o->prefix ? mpx_check_command(o->prefix[0], NULL, err, sizeof err) : 0;
+    for (int k = 0; !rc && !o->prefix && k < o->napps; k++) /* the prefix runs them */
+        rc = mpx_check_command(o->apps[k].argv[0], o->apps[k].wdir, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "mpiexec: %s\n", err);
+    return rc;
+}
+
+const char *mpx_job_of(const struct mpx_job *job)
+{
+    static char of[sizeof job->label + 8];
+    snprintf(of, sizeof of, "%s%s", job->label[0] ? " of " : "", job->label);
+    return of;
 }
 
 static void spawn_setenv_int(const char *name, int v)
@@ -136,7 +148,7 @@ static void spawn_child(struct mpx_job *job, struct mpx_rank *r, int pmi_fd, int
     spawn_setenv_int("PMI_FD", pmi_fd);
     spawn_setenv_int("PMI_RANK", r->rank);
     spawn_setenv_int("PMI_SIZE", job->np);
-    setenv("PMI_SPAWNED", "0", 1);
+    setenv("PMI_SPAWNED", job->spawned ? "1" : "0", 1);
     /* Hydra's names for the node-local rank. */
     spawn_setenv_int("MPI_LOCALRANKID", r->local);
     spawn_setenv_int("MPI_LOCALNRANKS", job->nlocal);
@@ -147,8 +159,8 @@ static void spawn_child(struct mpx_job *job, struct mpx_rank *r, int pmi_fd, int
     const char *wdir = app->wdir ? app->wdir : job->wdir;
     if (wdir) {
         if (chdir(wdir) < 0) {
-            fprintf(stderr, "mpiexec: rank %d%s%s: cannot change to the working directory "
-                    "%s: %s\n", r->rank, job->hostname ? " on " : "",
+            fprintf(stderr, "mpiexec: rank %d%s%s%s: cannot change to the working directory "
+                    "%s: %s\n", r->rank, mpx_job_of(job), job->hostname ? " on " : "",
                     job->hostname ? job->hostname[job->host] : "", wdir, strerror(errno));
             _exit(MPX_EXIT_NOEXEC);
         }
@@ -171,9 +183,9 @@ static void spawn_child(struct mpx_job *job, struct mpx_rank *r, int pmi_fd, int
     memcpy(argv + np, app->argv, (na + 1) * sizeof *argv);
     execvp(argv[0], argv);
     int e = errno;
-    fprintf(stderr, "mpiexec: rank %d%s%s: cannot execute '%s': %s\n", r->rank,
-            job->hostname ? " on " : "", job->hostname ? job->hostname[job->host] : "", argv[0],
-            strerror(e));
+    fprintf(stderr, "mpiexec: rank %d%s%s%s: cannot execute '%s': %s\n", r->rank,
+            mpx_job_of(job), job->hostname ? " on " : "",
+            job->hostname ? job->hostname[job->host] : "", argv[0], strerror(e));
     _exit(e == ENOENT ? MPX_EXIT_NOTFOUND : MPX_EXIT_NOEXEC);
 }
 

@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define LAUNCH_VERSION 2
+#define LAUNCH_VERSION 3
 
 /* ---- the job description ---- */
 
@@ -68,6 +68,10 @@ int mpx_job_encode(struct mpx_job *job)
     mpx_buf_u32(b, (uint32_t)o->output_copy);
     mpx_buf_u32(b, (uint32_t)o->timestamp);
     mpx_buf_strv(b, o->prefix);
+    mpx_buf_u32(b, (uint32_t)job->universe);
+    mpx_buf_u32(b, (uint32_t)job->spawned);
+    mpx_buf_str(b, job->label);
+    mpx_buf_strv(b, job->preput);
     mpx_buf_u32(b, (uint32_t)o->napps);
     for (int k = 0; k < o->napps; k++) {
         const struct mpx_app *a = &o->apps[k];
@@ -149,6 +153,10 @@ int mpx_job_decode(struct mpx_job *job, struct mpx_rd *r, char *err, size_t errl
         free(o->prefix);
         o->prefix = NULL;
     }
+    job->universe = (int)mpx_rd_u32(r);
+    job->spawned = (int)mpx_rd_u32(r);
+    snprintf(job->label, sizeof job->label, "%s", mpx_rd_str(r));
+    job->preput = mpx_rd_strv(r);
     uint32_t napps = mpx_rd_u32(r), total = 0;
     if (r->bad || napps < 1 || napps > (uint32_t)job->np ||
         !(o->apps = calloc(napps, sizeof *o->apps))) {
@@ -179,10 +187,10 @@ int mpx_job_decode(struct mpx_job *job, struct mpx_rd *r, char *err, size_t errl
 void mpx_rank_name(const struct mpx_job *job, int rank, long pid, char *buf, size_t len)
 {
     if (job->hostname && rank >= 0 && rank < job->np)
-        snprintf(buf, len, "rank %d (pid %ld on %s)", rank, pid,
+        snprintf(buf, len, "rank %d%s (pid %ld on %s)", rank, mpx_job_of(job), pid,
                  job->hostname[job->host_of[rank]]);
     else
-        snprintf(buf, len, "rank %d (pid %ld)", rank, pid);
+        snprintf(buf, len, "rank %d%s (pid %ld)", rank, mpx_job_of(job), pid);
 }
 
 void mpx_host_ranks(const struct mpx_job *job, int h, char *buf, size_t len)
@@ -293,6 +301,11 @@ void mpx_rank_ended(struct mpx_job *job, int rank, long pid, int status, int pmi
     } else if (pmi_state == MPX_PMI_INITED) {
         mpx_job_fail(job, 1, "mpiexec: %s exited with code 0 without calling MPI_Finalize; "
                      "ending the job", who);
+    } else if (pmi_state == MPX_PMI_NONE && job->spawned) {
+        /* Its parents wait in MPI_Comm_spawn for it to connect from MPI_Init. */
+        mpx_job_fail(job, 1, "mpiexec: %s exited with code 0 without calling MPI_Init (a "
+                     "spawned program must, so its parents' MPI_Comm_spawn can return); ending "
+                     "the job", who);
     }
     if (job->opts.verbose)
         fprintf(stderr, "mpiexec: %s ended: %s %d\n", who,
@@ -352,7 +365,8 @@ void mpx_rank_aborted(struct mpx_job *job, int rank, int code, const char *msg, 
         return;
     }
     /* Exit statuses are 8 bits; keep the low byte as the shell would see it. */
-    mpx_job_fail(job, code & 0xff, "mpiexec: rank %d%s %s (code %d)%s%s", rank, where,
+    mpx_job_fail(job, code & 0xff, "mpiexec: rank %d%s%s %s (code %d)%s%s", rank,
+                 mpx_job_of(job), where,
                  how == MPX_ABORT_PROGRAM ? "called MPI_Abort" : "ended the job", code,
                  msg && *msg ? ": " : "", msg ? msg : "");
 }
@@ -370,9 +384,10 @@ void mpx_lost_report_due(struct mpx_job *job, long long now, long long *next)
     rank_host(job, job->lost_report.rank, where, sizeof where);
     rank_host(job, job->lost_report.lost, lwhere, sizeof lwhere);
     mpx_job_fail(job, job->lost_report.code & 0xff,
-                 "mpiexec: rank %d%s ended the job (code %d): %s (no end of rank %d%s was "
-                 "reported within %d ms)", job->lost_report.rank, where, job->lost_report.code,
-                 job->lost_report.msg, job->lost_report.lost, lwhere, job->heartbeat_ms);
+                 "mpiexec: rank %d%s%s ended the job (code %d): %s (no end of rank %d%s was "
+                 "reported within %d ms)", job->lost_report.rank, mpx_job_of(job), where,
+                 job->lost_report.code, job->lost_report.msg, job->lost_report.lost, lwhere,
+                 job->heartbeat_ms);
 }
 
 /* Child k (and the hosts it started) is gone. */
@@ -398,8 +413,8 @@ void mpx_host_lost(struct mpx_job *job, int host, const char *why)
 {
     char ranks[256];
     mpx_host_ranks(job, host, ranks, sizeof ranks);
-    mpx_job_fail(job, MPX_EXIT_LOST, "mpiexec: lost host %s (ranks %s): %s; ending the job",
-                 job->hostname[host], ranks, why);
+    mpx_job_fail(job, MPX_EXIT_LOST, "%s: lost host %s (ranks %s%s): %s; ending the job",
+                 mpx_me(job), job->hostname[host], ranks, mpx_job_of(job), why);
 }
 
 void mpx_signal_all(struct mpx_job *job, int sig)
@@ -411,6 +426,7 @@ void mpx_signal_all(struct mpx_job *job, int sig)
     for (int i = 0; i < job->nkids; i++)
         if (job->kids[i].state == MPX_LINK_UP)
             mpx_conn_send(&job->kids[i].c, MPX_MSG_SIGNAL, &s, 4, NULL, 0);
+    mpx_subjobs_signal(job, sig);
 }
 
 /* ---- statistics ---- */
@@ -515,7 +531,8 @@ void mpx_kid_message(struct mpx_job *job, struct mpx_link *k, int type, struct m
     }
     if (!job->is_root) {
         if (type == MPX_MSG_EXIT || type == MPX_MSG_ABORT || type == MPX_MSG_OUTPUT ||
-            type == MPX_MSG_LOST || type == MPX_MSG_STDIN_ACK || type == MPX_MSG_NAME_REQ)
+            type == MPX_MSG_LOST || type == MPX_MSG_STDIN_ACK || type == MPX_MSG_NAME_REQ ||
+            type == MPX_MSG_SPAWN)
             tree_relay(job, type, p);
         return;
     }
@@ -552,6 +569,12 @@ void mpx_kid_message(struct mpx_job *job, struct mpx_link *k, int type, struct m
     case MPX_MSG_NAME_REQ:
         mpx_names_request(job, p);
         break;
+    case MPX_MSG_SPAWN: {
+        int h = (int)mpx_rd_u32(p), rank = (int)mpx_rd_u32(p);
+        if (!p->bad && h >= 0 && h < job->nhosts && rank >= 0 && rank < job->np)
+            mpx_spawn_request(job, h, rank, p->p + p->off, p->len - p->off);
+        break;
+    }
     case MPX_MSG_STDIN_ACK: {
         uint32_t n = mpx_rd_u32(p), closed = mpx_rd_u32(p);
         job->stdin_acked += n;
@@ -588,6 +611,9 @@ void mpx_parent_message(struct mpx_job *job, int type, struct mpx_rd *p)
     }
     case MPX_MSG_NAME_REP:
         mpx_names_reply(job, p);
+        break;
+    case MPX_MSG_SPAWN_RESULT:
+        mpx_spawn_result(job, p);
         break;
     case MPX_MSG_STDIN: {
         int h = (int)mpx_rd_u32(p);
