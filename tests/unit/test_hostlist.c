@@ -156,6 +156,23 @@ START_TEST(test_slurm)
 }
 END_TEST
 
+/* A large allocation's node list (found by fuzz_hostlist: each new name was
+ * compared with every earlier one, so "n[1-70623]" took minutes) and one that
+ * names more hosts than any machine has. */
+START_TEST(test_slurm_large)
+{
+    ck_assert_int_eq(mpx_hosts_from_slurm(&hl, "n[000001-100000],n000007", NULL, err,
+                                          sizeof err), 0);
+    ck_assert_int_eq(hl.n, 100000);
+    ck_assert_str_eq(hl.host[99999].name, "n100000");
+    ck_assert_int_eq(hl.host[6].slots, 2);
+    mpx_hosts_free(&hl);
+    ck_assert_int_lt(mpx_hosts_from_slurm(&hl, "a[1-1000]b[1-100000]", NULL, err, sizeof err),
+                     0);
+    ck_assert_ptr_nonnull(strstr(err, "more than 262144 hosts"));
+}
+END_TEST
+
 static void map(int np, enum mpx_map_policy pol, int ppn, const char *want)
 {
     int host_of[64];
@@ -272,6 +289,7 @@ int main(void)
     tcase_add_test(tc, test_file_lines);
     tcase_add_test(tc, test_file_read);
     tcase_add_test(tc, test_slurm);
+    tcase_add_test(tc, test_slurm_large);
     tcase_add_test(tc, test_map);
     tcase_add_test(tc, test_process_mapping);
     tcase_add_test(tc, test_tree);

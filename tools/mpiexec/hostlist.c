@@ -17,7 +17,58 @@ void mpx_hosts_free(struct mpx_hostlist *hl)
     for (int i = 0; i < hl->n; i++)
         free(hl->host[i].name);
     free(hl->host);
+    free(hl->index);
     memset(hl, 0, sizeof *hl);
+}
+
+/* FNV-1a: names are short and trusted to be names by then. */
+static unsigned hl_hash(const char *name, size_t len)
+{
+    unsigned h = 2166136261u;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)name[i]) * 16777619u;
+    return h;
+}
+
+/* The host called name, or -1. */
+static int hl_find(const struct mpx_hostlist *hl, const char *name, size_t len)
+{
+    if (!hl->index)
+        return -1;
+    unsigned mask = (unsigned)hl->index_cap - 1;
+    for (unsigned i = hl_hash(name, len) & mask;; i = (i + 1) & mask) {
+        int h = hl->index[i] - 1;
+        if (h < 0)
+            return -1;
+        if (strlen(hl->host[h].name) == len && !strncmp(hl->host[h].name, name, len))
+            return h;
+    }
+}
+
+static void hl_index_put(struct mpx_hostlist *hl, int h)
+{
+    const char *name = hl->host[h].name;
+    unsigned mask = (unsigned)hl->index_cap - 1, i = hl_hash(name, strlen(name)) & mask;
+    while (hl->index[i])
+        i = (i + 1) & mask;
+    hl->index[i] = h + 1;
+}
+
+/* Room for one more host in the index (kept at most half full). */
+static int hl_index_grow(struct mpx_hostlist *hl)
+{
+    if (2 * (hl->n + 1) <= hl->index_cap)
+        return 0;
+    int cap = hl->index_cap ? 2 * hl->index_cap : 64;
+    int *idx = calloc((size_t)cap, sizeof *idx);
+    if (!idx)
+        return -1;
+    free(hl->index);
+    hl->index = idx;
+    hl->index_cap = cap;
+    for (int h = 0; h < hl->n; h++)
+        hl_index_put(hl, h);
+    return 0;
 }
 
 static int hl_name_char(char c)
@@ -43,19 +94,26 @@ int mpx_hosts_add(struct mpx_hostlist *hl, const char *name, size_t len, int slo
                      "'.', '-', '_' and '@')", (int)len, name, name[i]);
             return -1;
         }
-    for (int i = 0; i < hl->n; i++)
-        if (strlen(hl->host[i].name) == len && !strncmp(hl->host[i].name, name, len)) {
-            struct mpx_host *h = &hl->host[i];
-            int add = slots ? slots : 1;
-            if (h->slots > HL_SLOTS_MAX - add) {
-                snprintf(err, errlen, "host %s: more than %d slots in all", h->name,
-                         HL_SLOTS_MAX);
-                return -1;
-            }
-            h->slots += add;
-            h->explicit_slots |= slots != 0;
-            return 0;
+    int found = hl_find(hl, name, len);
+    if (found >= 0) {
+        struct mpx_host *h = &hl->host[found];
+        int add = slots ? slots : 1;
+        if (h->slots > HL_SLOTS_MAX - add) {
+            snprintf(err, errlen, "host %s: more than %d slots in all", h->name, HL_SLOTS_MAX);
+            return -1;
         }
+        h->slots += add;
+        h->explicit_slots |= slots != 0;
+        return 0;
+    }
+    if (hl->n >= MPX_HOSTS_MAX) {
+        snprintf(err, errlen, "the host list names more than %d hosts", MPX_HOSTS_MAX);
+        return -1;
+    }
+    if (hl_index_grow(hl) < 0) {
+        snprintf(err, errlen, "out of memory for the host list");
+        return -1;
+    }
     if (hl->n == hl->cap) {
         int cap = hl->cap ? 2 * hl->cap : 16;
         struct mpx_host *n = realloc(hl->host, (size_t)cap * sizeof *n);
@@ -73,7 +131,7 @@ int mpx_hosts_add(struct mpx_hostlist *hl, const char *name, size_t len, int slo
     }
     h->slots = slots ? slots : 1;
     h->explicit_slots = slots != 0;
-    hl->n++;
+    hl_index_put(hl, hl->n++);
     return 0;
 }
 

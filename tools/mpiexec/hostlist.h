@@ -36,7 +36,13 @@ struct mpx_host {
 struct mpx_hostlist {
     struct mpx_host *host;
     int n, cap;
+    int *index;     /* open addressing by name: host number + 1, 0 empty */
+    int index_cap;  /* a power of two, at least twice n */
 };
+
+/* A list names at most this many hosts (Slurm ranges expand to one entry
+ * per node: "n[1-100000]x[1-100000]" must not run for hours). */
+#define MPX_HOSTS_MAX (1 << 18)
 
 enum mpx_map_policy { MPX_MAP_SLOT, MPX_MAP_NODE, MPX_MAP_PPR };
 
