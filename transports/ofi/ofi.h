@@ -322,6 +322,9 @@ struct faro_tp_ep *ofi_ep_alloc(faro_tp_t *tp, const struct ofi_addr *a, void *c
 int ofi_connect(faro_tp_t *tp, const faro_tp_conn_t *conn, faro_tp_ep_t **ep);
 int ofi_disconnect(faro_tp_t *tp, struct faro_tp_ep *p);
 void ofi_dropped(faro_tp_t *tp, const char *what, int src);
+/* One message as the completion queue gave it (ofi_progress.c): every byte a
+ * peer or a stranger sends goes through here first (and tests/fuzz/fuzz_ofi). */
+void ofi_deliver(faro_tp_t *tp, const uint8_t *buf, size_t len);
 void ofi_hello_in(faro_tp_t *tp, const struct ofi_wire *w, const uint8_t *data, size_t len);
 void ofi_bye_in(faro_tp_t *tp, struct faro_tp_ep *p);
 void ofi_peer_fail(faro_tp_t *tp, struct faro_tp_ep *p, const char *fmt, ...)

@@ -89,7 +89,7 @@ void ofi_rx_fini(faro_tp_t *tp)
 }
 
 /* One arrived message: checked, then to its handler. */
-static void ofi_deliver(faro_tp_t *tp, const uint8_t *buf, size_t len)
+void ofi_deliver(faro_tp_t *tp, const uint8_t *buf, size_t len)
 {
     struct ofi_wire w;
     if (len < sizeof w) {
