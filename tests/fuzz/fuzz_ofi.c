@@ -21,30 +21,9 @@
 #include <string.h>
 
 #include "ofi/ofi.h"
+#include "fuzz_tp.h"
 
 extern const faro_tp_ops_t faro_tp_ofi_ops;
-
-static const uint8_t job_key[16] = "faro-fuzz-jobkey";
-static const uint8_t port_key[8] = "fuzzport";
-static const int node_of[4];
-static const int local_ranks[4] = {0, 1, 2, 3};
-static int peers[5];
-static unsigned char sink;
-
-static void handler(void *core, void *ctx, const void *hdr, size_t hdrlen, const void *data,
-                    size_t len)
-{
-    const uint8_t *h = hdr, *d = data;
-    for (size_t i = 0; i < hdrlen; i++)
-        sink ^= h[i];
-    for (size_t i = 0; i < len; i++) /* every byte is read: ASan checks the bounds */
-        sink ^= d[i];
-}
-
-static void *accepted(void *core, faro_tp_ep_t *ep, uint64_t id, unsigned port)
-{
-    return port ? &peers[4] : &peers[id % 4];
-}
 
 static void ep_lost(void *core, void *ctx, int orderly, const char *why)
 {
@@ -87,11 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     data++;
     size--;
 
-    static faro_tp_env_t env = {.rank = 0, .size = 4, .node_of = node_of, .local_rank = 0,
-                                .local_size = 4, .local_ranks = local_ranks, .jobid = "fuzz",
-                                .job_key = job_key, .job_key_len = sizeof job_key,
-                                .ncores = 1, .core = &env, .accepted = accepted,
-                                .ep_lost = ep_lost};
+    static faro_tp_env_t env = FUZZ_TP_ENV(env, ep_lost);
     const faro_tp_ops_t *ops = &faro_tp_ofi_ops;
     static faro_tp_t *tp;
     if (!tp) {
