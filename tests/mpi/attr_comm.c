@@ -72,7 +72,9 @@ static void predefined(void)
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
         int *v = NULL, flag = 0;
         TU_CHECK(MPI_Comm_get_attr(MPI_COMM_WORLD, keys[i].key, &v, &flag));
-        TU_ASSERT(flag && v, "%s: flag %d, value %p", keys[i].name, flag, (void *)v);
+        /* MPI_UNIVERSE_SIZE is set only when the launch knows one (hosts, -usize) */
+        TU_ASSERT((flag && v) || (!flag && keys[i].key == MPI_UNIVERSE_SIZE),
+                  "%s: flag %d, value %p", keys[i].name, flag, (void *)v);
         int rc = MPI_Comm_set_attr(MPI_COMM_WORLD, keys[i].key, NULL);
         TU_ASSERT(class_of(rc) == MPI_ERR_KEYVAL, "setting %s gave %s", keys[i].name,
                   tu_errstr(rc));
@@ -95,7 +97,12 @@ static void predefined(void)
     TU_CHECK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &v, &flag));
     TU_ASSERT(*v == 0 || *v == 1, "MPI_WTIME_IS_GLOBAL is %d", *v);
     TU_CHECK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &v, &flag));
-    TU_ASSERT(*v >= tu_size, "MPI_UNIVERSE_SIZE is %d with %d ranks", *v, tu_size);
+    const char *usize = getenv("MPIEXEC_UNIVERSE_SIZE");
+    if (usize)
+        TU_ASSERT(flag && *v == atoi(usize), "MPI_UNIVERSE_SIZE is %d (flag %d) under "
+                  "MPIEXEC_UNIVERSE_SIZE=%s", flag ? *v : -1, flag, usize);
+    else
+        TU_ASSERT(!flag || *v >= tu_size, "MPI_UNIVERSE_SIZE is %d with %d ranks", *v, tu_size);
     TU_CHECK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &v, &flag));
     TU_ASSERT(*v == 0, "MPI_APPNUM is %d", *v);
     TU_CHECK(MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_LASTUSEDCODE, &v, &flag));
