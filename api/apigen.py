@@ -64,6 +64,15 @@ class Param:
         return None
 
 
+class SharedText:
+    """A block of prose several entries include ("text NAME" ... "@NAME")."""
+
+    def __init__(self, name, where):
+        self.name = name
+        self.where = where
+        self.body = ''
+
+
 class Function:
     def __init__(self, name, chapter, where):
         self.name = name
@@ -102,11 +111,13 @@ class Api:
         self.order = []
         self.param_text = {}
         self.error_text = {}
+        self.texts = {}         # text NAME blocks, included by "@NAME" lines
 
     def read(self, path):
         chapter = os.path.splitext(os.path.basename(path))[0]
         fn = None
-        block = None
+        block = None            # the attribute a block's lines go to
+        target = None           # ... of this object (a Function, or the text's holder)
         with open(path, encoding='utf-8') as f:
             lines = f.read().split('\n')
         for no, raw in enumerate(lines, 1):
@@ -114,7 +125,7 @@ class Api:
             line = raw.rstrip()
             if block is not None:
                 if line.startswith('    ') or not line:
-                    setattr(fn, block, getattr(fn, block) + line[4:] + '\n')
+                    setattr(target, block, getattr(target, block) + line[4:] + '\n')
                     continue
                 block = None
             if not line or line.lstrip().startswith('#'):
@@ -128,6 +139,14 @@ class Api:
                 if words[0] == 'default-error':
                     name, text = self._split(words, where)
                     self.error_text[name] = text
+                    continue
+                if words[0] == 'text':
+                    if len(words) != 2 or not re.match(r'^[a-z][a-z0-9-]*$', words[1]):
+                        raise ApiError('%s: expected "text NAME" (lower case, digits, -)' % where)
+                    fn = None
+                    target = SharedText(words[1], where)
+                    self.texts[words[1]] = target
+                    block = 'body'
                     continue
                 if len(words) != 1 or not re.match(r'^MPI_[A-Za-z0-9_]+$', words[0]):
                     raise ApiError('%s: expected a function name (MPI_...) at the start of '
@@ -149,6 +168,7 @@ class Api:
                     raise ApiError('%s: "%s" starts a block: its text goes on the following '
                                    'lines, indented by four spaces' % (where, key))
                 block = key
+                target = fn
             elif key == 'summary':
                 fn.summary = rest
             elif key == 'return':
@@ -168,10 +188,16 @@ class Api:
                 if rest == '-':
                     fn.no_errors = True
                 else:
-                    fn.errors += [(e, '') for e in rest.split()]
+                    known = [c for c, _ in fn.errors]
+                    fn.errors += [(e, '') for e in rest.split() if e not in known]
             elif key == 'error':
+                # a text of its own for a class "errors" listed, or one more class
                 cls, _, text = rest.partition(' ')
-                fn.errors.append((cls, text.strip()))
+                known = [c for c, _ in fn.errors]
+                if cls in known:
+                    fn.errors[known.index(cls)] = (cls, text.strip())
+                else:
+                    fn.errors.append((cls, text.strip()))
             elif key == 'tunables':
                 fn.tunables += rest.split()
             elif key == 'see':
@@ -185,6 +211,20 @@ class Api:
             f = self.functions[name]
             if not f.summary and f.where.startswith(path):
                 raise ApiError('%s: %s has no summary' % (f.where, name))
+
+    def expand(self, fn, text):
+        """A block's text with each "@NAME" line replaced by the shared text."""
+        out = []
+        for line in text.split('\n'):
+            m = re.match(r'^@([a-z][a-z0-9-]*)$', line.strip())
+            if not m:
+                out.append(line)
+            elif m.group(1) in self.texts:
+                out.append(self.texts[m.group(1)].body.rstrip('\n'))
+            else:
+                raise ApiError('%s: %s includes @%s, which no "text" block defines' %
+                               (fn.where, fn.name, m.group(1)))
+        return '\n'.join(out)
 
     @staticmethod
     def _split(words, where):
@@ -230,7 +270,9 @@ def roff_escape(s):
 
 def inline(s):
     """Prose markup: *param* in italics, `code` in bold; hyphens in code are
-    real minus signs (options a reader copies)."""
+    real minus signs (options a reader copies). Markup does not cross lines."""
+    if s.count('`') % 2:
+        raise ApiError('a `code` span does not end on its line: "%s"' % s)
     s = roff_escape(s)
     s = re.sub(r'`([^`]+)`', lambda m: '\\fB' + m.group(1).replace('-', '\\-') + '\\fR', s)
     s = re.sub(r'(?<![\w*])\*([A-Za-z_][\w\[\]]*)\*(?![\w*])', r'\\fI\1\\fR', s)
@@ -356,7 +398,7 @@ def man_page(api, fn, version, pages):
     out.append('.fi')
     if fn.desc.strip():
         out.append('.SH DESCRIPTION')
-        out.append(prose(fn.desc).rstrip('\n'))
+        out.append(prose(api.expand(fn, fn.desc)).rstrip('\n'))
     if fn.params:
         out.append('.SH PARAMETERS')
         for p in fn.params:
@@ -386,7 +428,7 @@ def man_page(api, fn, version, pages):
     if fn.faro.strip() or fn.tunables:
         out.append('.SH FARO NOTES')
         if fn.faro.strip():
-            out.append(prose(fn.faro).rstrip('\n'))
+            out.append(prose(api.expand(fn, fn.faro)).rstrip('\n'))
         if fn.tunables:
             if fn.faro.strip():
                 out.append('.PP')
@@ -479,6 +521,8 @@ def cmd_check(api, args):
                 api.param_doc(fn, p)
             for cls, text in fn.errors:
                 api.error_doc(fn, cls, text)
+            api.expand(fn, fn.desc)
+            api.expand(fn, fn.faro)
         except ApiError as e:
             problems.append(str(e))
         if fn.ret == 'int' and not fn.errors and not fn.no_errors and not fn.planned:
