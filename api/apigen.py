@@ -463,7 +463,10 @@ def cmd_man(api, args):
         fn = api.functions[name]
         if name not in declared:
             continue
-        page = man_page(api, fn, args.version, api.functions)
+        try:
+            page = man_page(api, fn, args.version, api.functions)
+        except ApiError as e:
+            raise ApiError('%s: %s: %s' % (fn.where, name, e))
         write_if_changed(os.path.join(args.out, name + '.3'), page)
         write_if_changed(os.path.join(args.out, 'P' + name + '.3'), '.so man3/%s.3\n' % name)
         n += 1
