@@ -4,7 +4,8 @@
 # libfaro, faro_info reports Y, pkg-config answers with Y's paths, and
 # FARO_PREFIX names an installation explicitly (a wrong one is refused with a
 # message). A wrapper copied away alone still uses the installation it came
-# from. Run from the top build directory.
+# from; `man -M Y/share/man MPI_Send` opens the installed page. Run from the
+# top build directory.
 . "${srcdir:-.}/tests/buildtools/common.sh"
 need flock "util-linux"
 
@@ -57,6 +58,28 @@ out=$(FARO_PREFIX=$Y "$TMP/y/bin/faro_info" --parsable | grep '^path:prefix_sour
 err=$(FARO_PREFIX="$TMP/nowhere" "$Y/bin/faro_info" --prefix 2>&1) && fail "faro_info accepted FARO_PREFIX=$TMP/nowhere"
 case $err in *"FARO_PREFIX=$TMP/nowhere holds no Faro installation"*) ;;
     *) fail "faro_info with a bad FARO_PREFIX: unclear message: $err" ;; esac
+
+# The section 3 pages are installed and found in the copy (when they were
+# built: configure needs python3 for them), PMPI_ names through .so links.
+if [ -f "$top_builddir/man/man3.stamp" ]; then
+    for fn in MPI_Send MPI_Allreduce MPI_Comm_spawn MPI_Win_create; do
+        [ -f "$Y/share/man/man3/$fn.3" ] || fail "make install did not install $fn.3 in share/man/man3"
+    done
+    if command -v man >/dev/null 2>&1; then
+        for fn in MPI_Send PMPI_Send; do
+            out=$(MANPATH= man -M "$Y/share/man" -w "$fn" 2>&1)
+            # man-db follows PMPI_Send.3's .so link to MPI_Send.3
+            case $out in "$Y/share/man/man3/$fn.3" | "$Y/share/man/man3/MPI_Send.3") ;;
+                *) fail "man -M $Y/share/man -w $fn: $out" ;; esac
+            text=$(MANPATH= MANWIDTH=80 man -M "$Y/share/man" "$fn" 2>&1 | col -b 2>/dev/null)
+            case $text in *"MPI_Send - send a message"*) ;; *) fail "man -M $Y/share/man $fn shows: $(echo "$text" | head -5)" ;; esac
+        done
+    else
+        echo "note: man is not installed; the installed pages are not opened"
+    fi
+else
+    echo "note: the section 3 pages were not built (no python3 at configure time)"
+fi
 
 # pkg-config answers with the copy's paths.
 if command -v pkg-config >/dev/null 2>&1; then
