@@ -430,8 +430,9 @@ static int p2_spawn(int count, const struct faro_pmi_spawn_cmd *cmds, char *cons
     if (l.bad)
         snprintf(err, errlen, "out of memory for the PMI-2 spawn command");
     else if (semi < l.n) /* Slurm's reader takes no ";;" */
-        snprintf(err, errlen, "the value '%.60s' of %s holds a ';', which the PMI-2 spawn "
-                 "command cannot carry to every process manager", l.kv[semi], l.kv[semi - 1]);
+        snprintf(err, errlen, "the value '%.60s' of %s holds a ';', which PMI-2's spawn "
+                 "command cannot carry (Slurm ends a value at any ';')", l.kv[semi],
+                 l.kv[semi - 1]);
     else if ((len = faro_pmi2_format_array(&buf, "spawn", l.kv)) < 0)
         snprintf(err, errlen, "the PMI-2 spawn command cannot carry it (a value longer than "
                  "%d bytes?)", FARO_PMI_VAL_MAX);
