@@ -21,6 +21,7 @@
 
 #include "base/pmi_backend.h"
 #include "base/pmi_wire.h"
+#include "base/program.h"
 #include "base/log.h"
 #include "base/tunables.h"
 
@@ -31,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct pmi_kv {
@@ -262,11 +264,12 @@ int faro_pmi_init(struct faro_pmi_info *info, char *err, size_t errlen)
         info->protocol = "singleton";
     }
     snprintf(info->why, sizeof info->why, "%s", why);
-    /* Started by MPI_Comm_spawn: Hydra's variable, which Faro's mpiexec sets too. */
+    /* Started by MPI_Comm_spawn: Hydra's variable, which Faro's mpiexec sets too (a
+     * backend may know it otherwise: PMI-2's spawner-jobid). */
     int spawned = 0;
     if (faro_pmi_env_int("PMI_SPAWNED", &spawned, err, errlen) < 0)
         return -1;
-    info->spawned = be && spawned;
+    info->spawned = be && (spawned || info->spawned);
     pmi.be = be;
     pmi.info = *info;
     pmi.inited = 1;
@@ -492,6 +495,54 @@ int faro_pmi_universe_size(void)
     return pmi.be->universe_size ? pmi.be->universe_size() : 0;
 }
 
+/* Who serves this process, for messages: from what each manager leaves in
+ * the environment of its processes. */
+static const char *pmi_manager(void)
+{
+    const char *proto = pmi.be->name;
+    if (strcmp(proto, "pmi1") && getenv("SLURM_STEP_ID"))
+        return strcmp(proto, "pmix") ? "Slurm's srun --mpi=pmi2" : "Slurm's srun --mpi=pmix";
+    if (!strcmp(proto, "pmix") && getenv("OMPI_COMM_WORLD_SIZE"))
+        return "Open MPI's mpirun";
+    return "the process manager";
+}
+
+/* Slurm's srun starts a step whose program or directory is missing and
+ * never answers the parents, who wait for it for ever; Open MPI's mpirun ends
+ * the whole launch. So before asking those (not Faro's mpiexec, which checks
+ * itself, on every host), the root checks each command that is to run where
+ * it can see: a command without host, hosts or hostfile. 0, or -2 (a refusal,
+ * as the manager's) with err. */
+static int pmi_spawn_check(int count, const struct faro_pmi_spawn_cmd *cmds, char *err,
+                           size_t errlen)
+{
+    for (int c = 0; c < count; c++) {
+        const char *path = NULL, *wdir = NULL, *cmd = cmds[c].command;
+        int elsewhere = 0;
+        for (char *const *kv = cmds[c].info; kv && kv[0] && kv[1]; kv += 2) {
+            path = strcmp(kv[0], "path") ? path : kv[1];
+            wdir = strcmp(kv[0], "wdir") ? wdir : kv[1];
+            elsewhere |= !strcmp(kv[0], "host") || !strcmp(kv[0], "hosts") ||
+                         !strcmp(kv[0], "hostfile");
+        }
+        char full[4096], why[4400];
+        struct stat st;
+        if (elsewhere)
+            continue;
+        const char *bad = !wdir ? NULL : stat(wdir, &st) < 0 ? strerror(errno)
+                          : !S_ISDIR(st.st_mode) ? "not a directory" : NULL;
+        if (bad)
+            return snprintf(err, errlen, "command %d: the working directory (info key wdir) "
+                            "%s: %s", c, wdir, bad), -2;
+        if (path && !strchr(cmd, '/'))
+            snprintf(full, sizeof full, "%s/%s", path, cmd);
+        if (faro_program_check(path && !strchr(cmd, '/') ? full : cmd, wdir, why, sizeof why))
+            return snprintf(err, errlen, "command %d: %s (checked here before asking %s)", c,
+                            why, pmi_manager()), -2;
+    }
+    return 0;
+}
+
 int faro_pmi_spawn(int count, const struct faro_pmi_spawn_cmd *cmds, char *const *preput,
                    char *err, size_t errlen)
 {
@@ -500,16 +551,15 @@ int faro_pmi_spawn(int count, const struct faro_pmi_spawn_cmd *cmds, char *const
                  "mpiexec), so nothing can start processes for it");
         return FARO_PMI_NO_SERVICE;
     }
-    if (!pmi.be->spawn) {
-        snprintf(err, errlen, "the process manager's protocol (%s) cannot start processes "
-                 "here (Faro spawns over PMI-1: Faro's mpiexec, or Hydra)", pmi.be->name);
-        return FARO_PMI_NO_SERVICE;
-    }
-    int rc = pmi.be->spawn(count, cmds, preput, err, errlen);
-    if (rc == -3) {
-        size_t n = strlen(err);
-        snprintf(err + n, errlen - n, " (the process manager does not spawn processes)");
-        return FARO_PMI_NO_SERVICE;
+    int rc = !pmi.be->spawn ? FARO_PMI_NO_SERVICE
+             : pmi.be == &faro_pmi1_backend ? 0 : pmi_spawn_check(count, cmds, err, errlen);
+    if (!rc)
+        rc = pmi.be->spawn(count, cmds, preput, err, errlen);
+    if (rc == FARO_PMI_NO_SERVICE) {
+        size_t n = pmi.be->spawn ? strlen(err) : 0;
+        snprintf(err + n, errlen - n, "%s%s does not start processes over %s: spawn under "
+                 "Faro's mpiexec (inside a Slurm allocation too), Hydra, Open MPI's mpirun "
+                 "or srun --mpi=pmi2", n ? ": " : "", pmi_manager(), pmi.be->name);
     }
     return rc;
 }

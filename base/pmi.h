@@ -89,15 +89,20 @@ int faro_pmi_unpublish(const char *service, char *err, size_t errlen);
 int faro_pmi_universe_size(void);
 
 /* Spawn (MPI_Comm_spawn_multiple): start the commands as one new job, with
- * the preput pairs in its key-value space, over the PMI-1 spawn command as
- * MPICH's simple PMI sends it (one "mcmd=spawn" block of key=value lines per
- * command, up to "endcmd"; Hydra and Faro's mpiexec serve it; the PMI-2 and
- * PMIx backends have none yet). info and preput are key, value, ...
- * NULL-terminated. Returns 0 once the manager started them; -2 when it
- * refused, with its reason in err; FARO_PMI_NO_SERVICE when there is no
- * manager that spawns (a singleton, a protocol without spawn, or a manager
- * that answers cmd=error); -1 when the request cannot be sent (a value with
- * a newline, a line too long) or the exchange failed. */
+ * the preput pairs in its key-value space (a get of the job's keys finds
+ * them there). PMI-1: the spawn command as MPICH's simple PMI sends it (one
+ * "mcmd=spawn" block of key=value lines per command, up to "endcmd"; Hydra
+ * and Faro's mpiexec serve it); PMI-2: its spawn command (Slurm's srun
+ * --mpi=pmi2); PMIx: PMIx_Spawn (Open MPI's mpirun; not Slurm's pmix).
+ * Under PMI-2 and PMIx the root first checks the programs and directories
+ * that are to run where it can see (no host key): those managers would
+ * start a missing program without a word, or end the launch. info and
+ * preput are key, value, ... NULL-terminated. Returns 0 once the manager
+ * started them; -2 when it (or that check) refused, with the reason in err;
+ * FARO_PMI_NO_SERVICE when there is no manager that spawns (a singleton, a
+ * manager that answers cmd=error or PMIx's not-supported), err naming the
+ * manager and what spawns; -1 when the request cannot be sent (a value
+ * with a newline, a line too long) or the exchange failed. */
 struct faro_pmi_spawn_cmd {
     const char *command;
     char *const *argv;       /* its arguments, NULL-terminated; NULL: none */

@@ -171,8 +171,13 @@ static int p2_init(struct faro_pmi_info *info, char *err, size_t errlen)
         snprintf(err, errlen, "PMI-2: fullinit-response lacks rank or size");
         return -1;
     }
-    if (faro_pmi_msg_int(&m, "appnum", &info->appnum) < 0)
+    /* Slurm says appnum=-1 (it does not count applications): one, the 0th. */
+    if (faro_pmi_msg_int(&m, "appnum", &info->appnum) < 0 || info->appnum < 0)
         info->appnum = 0;
+    /* A job started by a spawn command knows its spawner's job (Slurm sets
+     * no PMI_SPAWNED). */
+    const char *spawner = faro_pmi_msg_get(&m, "spawner-jobid");
+    info->spawned = spawner && *spawner;
     if (info->size < 1 || info->rank < 0 || info->rank >= info->size) {
         snprintf(err, errlen, "PMI-2: rank %d and size %d are inconsistent (need "
                  "0 <= rank < size)", info->rank, info->size);
@@ -260,6 +265,10 @@ static void p2_abort(int code, const char *msg, int error, int lost)
     char buf[FARO_PMI_LINE_MAX], codestr[16], text[FARO_PMI_VAL_MAX + 1];
     snprintf(codestr, sizeof codestr, "%d", code);
     snprintf(text, sizeof text, "%s", msg && *msg ? msg : "MPI_Abort");
+    /* Slurm's reader ends a value at any ';' (it takes no ";;"), and then
+     * drops the whole request: it would not end the step. */
+    for (char *p = text; (p = strchr(p, ';')) != NULL;)
+        *p = ',';
     /* isworld and msg as MPICH's client sends them (Slurm reads isworld), and
      * the exitcode of the PMI-2 message set. */
     int len = faro_pmi2_format(buf, sizeof buf, "abort", "isworld", "TRUE", "exitcode", codestr,
@@ -331,8 +340,120 @@ static int p2_unpublish(const char *service, char *err, size_t errlen)
                     "name-unpublish-response", NULL, 0, err, errlen);
 }
 
+/* ---- spawn ---- */
+
+/* A growing list of key, value, ... NULL, every string its own. */
+struct p2_pairs {
+    char **kv;
+    size_t n, cap;
+    int bad;
+};
+
+static void p2_pair(struct p2_pairs *l, const char *key, long idx, const char *val)
+{
+    char k[32];
+    if (idx >= 0)
+        snprintf(k, sizeof k, "%s%ld", key, idx);
+    if (!l->bad && l->n + 3 > l->cap) {
+        char **kv = realloc(l->kv, (2 * l->cap + 32) * sizeof *kv);
+        l->bad = !kv;
+        l->kv = kv ? kv : l->kv;
+        l->cap = kv ? 2 * l->cap + 32 : l->cap;
+    }
+    if (l->bad)
+        return;
+    l->kv[l->n] = strdup(idx >= 0 ? k : key);
+    l->kv[l->n + 1] = strdup(val);
+    l->kv[l->n + 2] = NULL;
+    l->bad = !l->kv[l->n] || !l->kv[l->n + 1];
+    l->n += 2;
+}
+
+static void p2_pair_int(struct p2_pairs *l, const char *key, long v)
+{
+    char num[24];
+    snprintf(num, sizeof num, "%ld", v);
+    p2_pair(l, key, -1, num);
+}
+
+/* key0, value0, ... from pairs (key, value, ... NULL) after their count. */
+static void p2_pair_list(struct p2_pairs *l, const char *count, const char *key,
+                         const char *val, char *const *pairs)
+{
+    long n = 0;
+    while (pairs && pairs[2 * n] && pairs[2 * n + 1])
+        n++;
+    p2_pair_int(l, count, n);
+    for (long i = 0; i < n; i++) {
+        p2_pair(l, key, i, pairs[2 * i]);
+        p2_pair(l, val, i, pairs[2 * i + 1]);
+    }
+}
+
+/* The PMI-2 spawn command, in the order Slurm's mpi/pmi2 plugin reads it:
+ * ncmds, the preput pairs, then per command subcmd, maxprocs, argc, argvN,
+ * infokeycount and the info pairs. Slurm starts the commands as a new step
+ * of the job (an srun of its own) with the preput pairs in its key-value
+ * space, and answers once that step is launched. */
+static int p2_spawn(int count, const struct faro_pmi_spawn_cmd *cmds, char *const *preput,
+                    char *err, size_t errlen)
+{
+    /* Slurm (which sets PMI_JOBID) starts several commands with srun
+     * --multi-prog and drops their info: refuse what would go wrong. */
+    for (int c = 0; count > 1 && getenv("PMI_JOBID") && c < count; c++)
+        for (char *const *kv = cmds[c].info; kv && kv[0] && kv[1]; kv += 2)
+            if (!strcmp(kv[0], "path") || !strcmp(kv[0], "wdir") || !strcmp(kv[0], "host") ||
+                !strcmp(kv[0], "hosts") || !strcmp(kv[0], "hostfile"))
+                return snprintf(err, errlen, "command %d has the info key %s, but Slurm's "
+                                "srun --mpi=pmi2 ignores the info of MPI_Comm_spawn_multiple "
+                                "(one command alone keeps its path, wdir and host)", c, kv[0]),
+                       -2;
+    struct p2_pairs l = {0};
+    p2_pair_int(&l, "ncmds", count);
+    p2_pair_list(&l, "preputcount", "ppkey", "ppval", preput);
+    for (int c = 0; c < count; c++) {
+        long argc = 0;
+        while (cmds[c].argv && cmds[c].argv[argc])
+            argc++;
+        p2_pair(&l, "subcmd", -1, cmds[c].command);
+        p2_pair_int(&l, "maxprocs", cmds[c].maxprocs);
+        p2_pair_int(&l, "argc", argc);
+        for (long i = 0; i < argc; i++)
+            p2_pair(&l, "argv", i, cmds[c].argv[i]);
+        p2_pair_list(&l, "infokeycount", "infokey", "infoval", cmds[c].info);
+    }
+    char *buf = NULL;
+    int len = -1, rc = -1;
+    size_t semi = 1;
+    while (!l.bad && semi < l.n && !strchr(l.kv[semi], ';'))
+        semi += 2;
+    if (l.bad)
+        snprintf(err, errlen, "out of memory for the PMI-2 spawn command");
+    else if (semi < l.n) /* Slurm's reader takes no ";;" */
+        snprintf(err, errlen, "the value '%.60s' of %s holds a ';', which PMI-2's spawn "
+                 "command cannot carry (Slurm ends a value at any ';')", l.kv[semi],
+                 l.kv[semi - 1]);
+    else if ((len = faro_pmi2_format_array(&buf, "spawn", l.kv)) < 0)
+        snprintf(err, errlen, "the PMI-2 spawn command cannot carry it (a value longer than "
+                 "%d bytes?)", FARO_PMI_VAL_MAX);
+    struct faro_pmi_msg m;
+    if (len >= 0) {
+        rc = p2_call(buf, len, "spawn-response", &m, err, errlen);
+        if (rc == -2) /* the manager's reason, without the protocol around it */
+            snprintf(err, errlen, "%s (rc=%s)", faro_pmi_msg_get(&m, "errmsg") ?
+                     faro_pmi_msg_get(&m, "errmsg") : "it gave no reason",
+                     faro_pmi_msg_get(&m, "rc"));
+    }
+    for (size_t i = 0; i < l.n; i++)
+        free(l.kv[i]);
+    free(l.kv);
+    free(buf);
+    return rc;
+}
+
 const struct faro_pmi_backend faro_pmi2_backend = {
     .name = "pmi2", .init = p2_init, .put = p2_put, .fence = p2_fence, .get = p2_get,
     .node_map = p2_node_map, .abort = p2_abort, .finalize = p2_finalize,
     .publish = p2_publish, .lookup = p2_lookup, .unpublish = p2_unpublish,
+    .spawn = p2_spawn,
 };

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -49,6 +50,32 @@ int faro_pmi2_format(char *buf, size_t buflen, const char *cmd, ...)
     snprintf(hdr, sizeof hdr, "%-6zu", pos - FARO_PMI2_HDR_LEN);
     memcpy(buf, hdr, FARO_PMI2_HDR_LEN);
     buf[pos] = 0;
+    return (int)pos;
+}
+
+int faro_pmi2_format_array(char **out, const char *cmd, char *const *kv)
+{
+    size_t cap = FARO_PMI2_HDR_LEN + 6 + strlen(cmd), pos = FARO_PMI2_HDR_LEN;
+    for (size_t i = 0; kv[i]; i += 2) {
+        if (!kv[i + 1] || !*kv[i] || strpbrk(kv[i], "=;") ||
+            strlen(kv[i + 1]) > FARO_PMI_VAL_MAX)
+            return -1;
+        cap += strlen(kv[i]) + 2 * strlen(kv[i + 1]) + 2; /* every ';' doubled at worst */
+    }
+    char *buf = malloc(cap + 1);
+    if (!buf || !*cmd || strpbrk(cmd, ";") || p2w_append(buf, cap, &pos, "cmd=", 0) ||
+        p2w_append(buf, cap, &pos, cmd, 0) || p2w_append(buf, cap, &pos, ";", 0))
+        return free(buf), -1;
+    for (size_t i = 0; kv[i]; i += 2)
+        if (p2w_put_pair(buf, cap, &pos, kv[i], kv[i + 1]))
+            return free(buf), -1;
+    if (pos - FARO_PMI2_HDR_LEN > 999999)
+        return free(buf), -1;
+    char hdr[FARO_PMI2_HDR_LEN + 1];
+    snprintf(hdr, sizeof hdr, "%-6zu", pos - FARO_PMI2_HDR_LEN);
+    memcpy(buf, hdr, FARO_PMI2_HDR_LEN);
+    buf[pos] = 0;
+    *out = buf;
     return (int)pos;
 }
 

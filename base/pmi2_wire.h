@@ -34,6 +34,13 @@
 int faro_pmi2_format(char *buf, size_t buflen, const char *cmd, ...)
     __attribute__((sentinel));
 
+/* The same for a message of any number of pairs (kv: key, value, ...
+ * NULL), which may pass FARO_PMI_LINE_MAX (the spawn command): the message
+ * is malloc'ed in *out. Returns its length; -1 when a key is empty or has
+ * '=' or ';', a value is longer than FARO_PMI_VAL_MAX, the message passes
+ * what the length field can say, or memory ran out. */
+int faro_pmi2_format_array(char **out, const char *cmd, char *const *kv);
+
 /* The body length a 6-byte length field announces. Returns 0, or -1 with a
  * reason in err (not a number, zero, longer than a message may be). */
 int faro_pmi2_header(const char hdr[FARO_PMI2_HDR_LEN], size_t *len, char *err, size_t errlen);

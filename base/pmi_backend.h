@@ -48,9 +48,10 @@ struct faro_pmi_backend {
     int (*publish)(const char *service, const char *port, char *err, size_t errlen);
     int (*lookup)(const char *service, char *port, size_t portlen, char *err, size_t errlen);
     int (*unpublish)(const char *service, char *err, size_t errlen);
-    /* MPI_UNIVERSE_SIZE (> 0), 0 when the manager does not say; and spawn,
-     * with the returns of pmi.h's faro_pmi_spawn (-3: the manager answered
-     * that it does not serve it). NULL where the protocol has none here. */
+    /* MPI_UNIVERSE_SIZE (> 0), 0 when the manager does not say (NULL: it
+     * never says); and spawn, with the returns of pmi.h's faro_pmi_spawn
+     * (FARO_PMI_NO_SERVICE: the manager answered that it does not serve it;
+     * pmi.c adds who it is and what spawns). */
     int (*universe_size)(void);
     int (*spawn)(int count, const struct faro_pmi_spawn_cmd *cmds, char *const *preput,
                  char *err, size_t errlen);

@@ -12,6 +12,12 @@
  * The node map comes from PMIx's own job data: each rank's PMIX_NODEID, else
  * its PMIX_HOSTNAME; either is checked against this node's PMIX_LOCAL_PEERS
  * before it is believed.
+ *
+ * Spawn is PMIx_Spawn. PMIx has no key-value space that a new job starts
+ * with, so the pairs the spawning root would preput (the parents' port) go
+ * in the children's environment instead, as PMI_PREPUT_<key>, with
+ * PMI_SPAWNED=1 (Open MPI passes its OMPI_PARENT_PORT the same way); a get
+ * of a job key reads them first.
  */
 #include "config.h"
 
@@ -22,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static struct {
     pmix_proc_t me;
@@ -140,9 +147,15 @@ static int px_fence(void (*wait)(void *arg), void *arg, char *err, size_t errlen
     return rc == PMIX_SUCCESS ? 0 : px_fail(rc, "PMIx_Fence", err, errlen);
 }
 
+#define PX_PREPUT_ENV "PMI_PREPUT_" /* not FARO_: those are tunables */
+
 static int px_get_value(int owner, const char *key, char *val, size_t vallen, char *err,
                         size_t errlen)
 {
+    char name[sizeof PX_PREPUT_ENV + FARO_PMI_KEY_MAX];
+    snprintf(name, sizeof name, PX_PREPUT_ENV "%s", key);
+    if (owner == FARO_PMI_ANY_RANK && getenv(name)) /* put there by the spawning root */
+        return faro_pmi_copy_value(key, getenv(name), val, vallen, err, errlen);
     /* The manager's own keys are the job's: PMIx files them under the wildcard rank. */
     pmix_value_t *v = px_get(owner == FARO_PMI_ANY_RANK ? PMIX_RANK_WILDCARD : (uint32_t)owner,
                              key);
@@ -297,8 +310,146 @@ static int px_unpublish(const char *service, char *err, size_t errlen)
     return px_names_rc(PMIx_Unpublish(keys, NULL, 0), "unpublish", service, err, errlen);
 }
 
+/* ---- the universe and spawn ---- */
+
+/* PMIX_UNIV_SIZE: Open MPI's mpirun gives the slots it knows (the CPUs here,
+ * or -H's), which may be fewer than the job's processes when it
+ * oversubscribes: never fewer, as under Faro's mpiexec. */
+static int px_universe_size(void)
+{
+    unsigned long n;
+    if (px_get_uint(PMIX_RANK_WILDCARD, PMIX_UNIV_SIZE, &n) < 0 || n > 0x7fffffff)
+        return 0;
+    return (int)n > px.size ? (int)n : px.size;
+}
+
+/* a, b and c (NULL: nothing) as one malloc'ed string; NULL when out of memory. */
+static char *px_join(const char *a, const char *b, const char *c)
+{
+    size_t len = strlen(a) + (b ? strlen(b) : 0) + (c ? strlen(c) : 0) + 1;
+    char *s = malloc(len);
+    if (s)
+        snprintf(s, len, "%s%s%s", a, b ? b : "", c ? c : "");
+    return s;
+}
+
+/* A growing NULL-terminated array of strings (the children's argv and
+ * environment). */
+struct px_strv {
+    char **v;
+    size_t n;
+    int bad;
+};
+
+static void px_strv_add(struct px_strv *s, const char *a, const char *b, const char *c)
+{
+    char **v = s->bad ? NULL : realloc(s->v, (s->n + 2) * sizeof *v);
+    char *e = v ? px_join(a, b, c) : NULL;
+    s->v = v ? v : s->v;
+    s->bad = !e;
+    if (e) {
+        s->v[s->n++] = e;
+        s->v[s->n] = NULL;
+    }
+}
+
+static void px_strv_free(struct px_strv *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        free(s->v[i]);
+    free(s->v);
+}
+
+/* Command c as a PMIx app: its argv (the command first, as PMIx wants), the
+ * environment with the preput pairs, and the info keys: wdir (relative: to
+ * this process's directory, which is the default), path (the directory of
+ * a bare command name), host, hosts and hostfile (PMIx's host and hostfile).
+ * Other keys are ignored. */
+static int px_app(pmix_app_t *app, const struct faro_pmi_spawn_cmd *cmd, char *const *preput,
+                  struct px_strv *argv, struct px_strv *env, char *err, size_t errlen)
+{
+    const char *path = NULL, *wdir = NULL, *host = NULL, *hostfile = NULL;
+    for (char *const *kv = cmd->info; kv && kv[0] && kv[1]; kv += 2) {
+        if (!strcmp(kv[0], "path"))
+            path = kv[1];
+        else if (!strcmp(kv[0], "wdir"))
+            wdir = kv[1];
+        else if (!strcmp(kv[0], "host") || !strcmp(kv[0], "hosts"))
+            host = kv[1];
+        else if (!strcmp(kv[0], "hostfile"))
+            hostfile = kv[1];
+    }
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd))
+        return snprintf(err, errlen, "PMIx spawn: this process's working directory is "
+                        "unknown"), -1;
+    if (path && !strchr(cmd->command, '/'))
+        px_strv_add(argv, path, "/", cmd->command);
+    else
+        px_strv_add(argv, cmd->command, NULL, NULL);
+    for (int i = 0; cmd->argv && cmd->argv[i]; i++)
+        px_strv_add(argv, cmd->argv[i], NULL, NULL);
+    px_strv_add(env, "PMI_SPAWNED=1", NULL, NULL);
+    for (char *const *kv = preput; kv && kv[0] && kv[1]; kv += 2) {
+        char name[sizeof PX_PREPUT_ENV + FARO_PMI_KEY_MAX + 1];
+        snprintf(name, sizeof name, PX_PREPUT_ENV "%s=", kv[0]);
+        px_strv_add(env, name, kv[1], NULL);
+    }
+    PMIX_APP_CONSTRUCT(app);
+    app->cmd = argv->bad ? NULL : strdup(argv->v[0]);
+    app->argv = argv->v;
+    app->env = env->v;
+    app->cwd = !wdir ? strdup(cwd) : *wdir == '/' ? strdup(wdir) : px_join(cwd, "/", wdir);
+    app->maxprocs = cmd->maxprocs;
+    size_t n = (host != NULL) + (hostfile != NULL);
+    if (n) {
+        PMIX_INFO_CREATE(app->info, n);
+        if (host)
+            PMIX_INFO_LOAD(&app->info[app->ninfo++], PMIX_HOST, host, PMIX_STRING);
+        if (hostfile)
+            PMIX_INFO_LOAD(&app->info[app->ninfo++], PMIX_HOSTFILE, hostfile, PMIX_STRING);
+    }
+    if (!app->cmd || !app->cwd || env->bad)
+        return snprintf(err, errlen, "out of memory for the PMIx spawn"), -1;
+    return 0;
+}
+
+static int px_spawn(int count, const struct faro_pmi_spawn_cmd *cmds, char *const *preput,
+                    char *err, size_t errlen)
+{
+    pmix_app_t *apps = calloc((size_t)count, sizeof *apps);
+    struct px_strv *argv = calloc((size_t)count, sizeof *argv),
+                   *env = calloc((size_t)count, sizeof *env);
+    int rc = apps && argv && env ? 0 : -1, made = 0;
+    if (rc)
+        snprintf(err, errlen, "out of memory for the PMIx spawn");
+    for (; !rc && made < count; made++)
+        rc = px_app(&apps[made], &cmds[made], preput, &argv[made], &env[made], err, errlen);
+    if (!rc) {
+        pmix_nspace_t nspace;
+        pmix_status_t st = PMIx_Spawn(NULL, 0, apps, (size_t)count, nspace);
+        if (st != PMIX_SUCCESS) {
+            snprintf(err, errlen, "PMIx_Spawn failed: %s", PMIx_Error_string(st));
+            rc = st == PMIX_ERR_NOT_SUPPORTED ? FARO_PMI_NO_SERVICE : -2;
+        }
+    }
+    for (int c = 0; apps && c < made; c++) {
+        apps[c].argv = apps[c].env = NULL; /* the px_strv's, freed below */
+        PMIX_APP_DESTRUCT(&apps[c]);
+    }
+    for (int c = 0; argv && env && c < count; c++) {
+        px_strv_free(&argv[c]);
+        px_strv_free(&env[c]);
+    }
+    free(apps);
+    free(argv);
+    free(env);
+    return rc;
+}
+
 const struct faro_pmi_backend faro_pmix_backend = {
     .name = "pmix", .init = px_init, .put = px_put, .fence = px_fence, .get = px_get_value,
     .node_map = px_node_map, .abort = px_abort, .finalize = px_finalize,
     .publish = px_publish, .lookup = px_lookup, .unpublish = px_unpublish,
+    .universe_size = px_universe_size, .spawn = px_spawn,
 };

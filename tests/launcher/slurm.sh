@@ -11,7 +11,12 @@
 #   - the core MPI programs of tests/launcher/testlist-managers over shm and
 #     tcp, the crashes among them ending the job naming the rank,
 #   - the name service: served under pmi2; under pmix Slurm does not serve
-#     names, and MPI_Publish_name must say so.
+#     names, and MPI_Publish_name must say so,
+#   - spawn: under pmi2 Slurm starts the children as a step of their own
+#     (spawn_basic, spawn_nested, spawn_errors: bad input, a missing program
+#     or directory, soft, path and wdir), and spawn_multiple's per-command
+#     info, which Slurm would drop, is refused clearly; under pmix Slurm does
+#     not spawn, and MPI_Comm_spawn must say so and what to use instead.
 # It installs nothing. Without slurm-wlm and munge (apt-get install slurm-wlm
 # munge, as scripts/faro-dev does), or where the daemons cannot run here, it
 # prints SKIP with the reason and exits 77.
@@ -196,6 +201,26 @@ for mpi in $mpis; do
     else
         srun_run pmix fail -n 2 tests/mpi/dyn_names
         expect_err "does not serve names"
+    fi
+
+    # Spawned steps need CPUs of the job while their parents hold theirs:
+    # SLURM_OVERLAP=1 (srun --overlap, inherited by the sruns Slurm starts
+    # for the spawns) lets the steps share them.
+    if [ $mpi = pmi2 ]; then
+        start=$(date +%s)
+        SLURM_OVERLAP=1 SPAWN_CHILDREN=2 srun_run pmi2 ok -n 2 tests/mpi/spawn_basic
+        expect_out "spawn_basic: OK (2 ranks)"
+        SLURM_OVERLAP=1 srun_run pmi2 ok -n 2 tests/mpi/spawn_nested
+        expect_out "spawn_nested: OK (2 ranks)"
+        SLURM_OVERLAP=1 srun_run pmi2 ok -n 2 tests/mpi/spawn_errors
+        expect_out "spawn_errors: OK (2 ranks)"
+        SLURM_OVERLAP=1 srun_run pmi2 fail -n 1 tests/mpi/spawn_multiple
+        expect_err "Slurm's srun --mpi=pmi2 ignores the info of MPI_Comm_spawn_multiple"
+        echo "srun --mpi=pmi2: spawn passed ($(( $(date +%s) - start )) s)"
+    else
+        SPAWN_NO_MANAGER="Slurm's srun --mpi=pmix does not start processes over pmix: spawn under Faro's mpiexec" \
+            srun_run pmix ok -n 1 tests/mpi/spawn_errors
+        expect_out "spawn_errors: OK (1 ranks)"
     fi
 done
 echo PASS

@@ -97,15 +97,8 @@ else
 fi
 
 # A singleton has no process manager to start processes with (SPAWN_NO_MANAGER=
-# says so in the message; a value: that text), nor has Faro spawn over PMIx
-# (Open MPI's mpirun) yet.
+# says so in the message; a value: that text). Spawn under srun and Open
+# MPI's mpirun: tests/launcher/slurm.sh and openmpi.sh.
 run singleton 0 "" -- env SPAWN_NO_MANAGER= $T/spawn_errors
-if command -v mpirun.openmpi >/dev/null 2>&1 && grep -q '^#define FARO_HAVE_PMIX 1' config.h; then
-    run openmpi-pmix 0 "" -- env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-        SPAWN_NO_MANAGER="protocol (pmix) cannot start processes" mpirun.openmpi -n 1 \
-        $T/spawn_errors
-else
-    echo "SKIP openmpi-pmix: no mpirun.openmpi, or a Faro without PMIx"
-fi
 [ $status = 0 ] && echo PASS
 exit $status

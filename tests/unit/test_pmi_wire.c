@@ -239,6 +239,47 @@ START_TEST(test2_format_limits)
 }
 END_TEST
 
+/* The spawn command's form: any number of pairs (repeated keys kept in
+ * order), past FARO_PMI_LINE_MAX, the same escaping and key rules. */
+START_TEST(test2_format_array)
+{
+    char *out = NULL;
+    char *kv[] = {"ncmds", "1", "subcmd", "a;b", "argv0", "x", "argv0", "y", NULL};
+    int n = faro_pmi2_format_array(&out, "spawn", kv);
+    ck_assert_ptr_nonnull(out);
+    ck_assert_str_eq(out + 6, "cmd=spawn;ncmds=1;subcmd=a;;b;argv0=x;argv0=y;");
+    ck_assert_int_eq(atoi(out), n - 6);
+    ck_assert_int_eq((int)strlen(out), n);
+    free(out);
+    /* 300 arguments of 100 bytes: far past one line */
+    static char *many[2 * 300 + 1], val[101];
+    memset(val, 'v', 100);
+    for (int i = 0; i < 300; i++) {
+        many[2 * i] = "argv";
+        many[2 * i + 1] = val;
+    }
+    n = faro_pmi2_format_array(&out, "spawn", many);
+    ck_assert_int_eq(n, 6 + 10 + 300 * 106);
+    ck_assert_int_eq(atoi(out), n - 6);
+    free(out);
+    char *bad_key[] = {"k=1", "v", NULL}, *semi_key[] = {"k;", "v", NULL},
+         *empty_key[] = {"", "v", NULL}, *no_val[] = {"k", NULL};
+    ck_assert_int_eq(faro_pmi2_format_array(&out, "spawn", bad_key), -1);
+    ck_assert_int_eq(faro_pmi2_format_array(&out, "spawn", semi_key), -1);
+    ck_assert_int_eq(faro_pmi2_format_array(&out, "spawn", empty_key), -1);
+    ck_assert_int_eq(faro_pmi2_format_array(&out, "spawn", no_val), -1);
+    ck_assert_int_eq(faro_pmi2_format_array(&out, "a;b", no_val + 1), -1);
+    static char big[FARO_PMI_VAL_MAX + 2];
+    memset(big, 'b', FARO_PMI_VAL_MAX + 1);
+    char *too_long[] = {"k", big, NULL};
+    ck_assert_int_eq(faro_pmi2_format_array(&out, "spawn", too_long), -1);
+    char *none[] = {NULL};
+    ck_assert_int_eq(faro_pmi2_format_array(&out, "job-getid", none), 20);
+    ck_assert_str_eq(out, "14    cmd=job-getid;");
+    free(out);
+}
+END_TEST
+
 START_TEST(test2_header)
 {
     size_t len = 0;
@@ -404,6 +445,7 @@ int main(void)
     tcase_set_timeout(tc2, 10);
     tcase_add_test(tc2, test2_format);
     tcase_add_test(tc2, test2_format_limits);
+    tcase_add_test(tc2, test2_format_array);
     tcase_add_test(tc2, test2_header);
     tcase_add_test(tc2, test2_parse_good);
     tcase_add_test(tc2, test2_roundtrip);

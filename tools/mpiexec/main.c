@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "mpiexec.h"
+#include "base/program.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -322,7 +323,7 @@ int main(int argc, char **argv)
     for (int k = 0; spawned && !hosts_mode && k < o->napps; k++) {
         /* (the first mpiexec checked them too; said here, a spawn fails alone) */
         const char *cmd = o->prefix ? o->prefix[0] : o->apps[k].argv[0];
-        if ((rc = mpx_check_command(cmd, o->apps[k].wdir, err, sizeof err)) != 0) {
+        if ((rc = faro_program_check(cmd, o->apps[k].wdir, err, sizeof err)) != 0) {
             fprintf(stderr, "mpiexec: %s\n", err);
             mpx_subjob_failed(&job, err);
             mpx_opts_free(o);

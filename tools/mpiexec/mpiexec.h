@@ -338,12 +338,9 @@ void mpx_hang_tick(struct mpx_job *job, long long now, long long *next);
 
 /* spawn.c */
 int mpx_make_kvsname(char *buf, size_t len);
-/* Every program of o (and the exec prefix), as mpx_check_command; prints why
- * not. 0, or the exit code a shell would give. */
+/* Every program of o (and the exec prefix), as faro_program_check (base/
+ * program.h); prints why not. 0, or the exit code a shell would give. */
 int mpx_check_program(const struct mpx_opts *o);
-/* Can cmd be run from dir (NULL: here)? 0, or the exit code a shell would
- * give (127, 126) with the reason in err. */
-int mpx_check_command(const char *cmd, const char *dir, char *err, size_t errlen);
 int mpx_spawn(struct mpx_job *job, const sigset_t *child_mask);
 /* Messages name ranks of spawned jobs with the job: " of spawned job 2", or "". */
 const char *mpx_job_of(const struct mpx_job *job);

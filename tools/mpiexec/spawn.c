@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include "mpiexec.h"
+#include "base/program.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,59 +41,12 @@ int mpx_make_kvsname(char *buf, size_t len)
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-static int spawn_executable(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
-}
-
-/* Look the command up as execvp will, so "not found" is one clear line from
- * mpiexec rather than N lines from N children. A relative path is taken from
- * dir, where the rank will start. */
-int mpx_check_command(const char *cmd, const char *dir, char *err, size_t errlen)
-{
-    char full[4096];
-    struct stat st;
-    if (strchr(cmd, '/')) {
-        if (cmd[0] != '/' && dir && *dir)
-            snprintf(full, sizeof full, "%s/%s", dir, cmd);
-        else
-            snprintf(full, sizeof full, "%s", cmd);
-        if (stat(full, &st) < 0) {
-            snprintf(err, errlen, "cannot run '%s': %s", cmd, strerror(errno));
-            return MPX_EXIT_NOTFOUND;
-        }
-        if (!spawn_executable(full)) {
-            snprintf(err, errlen, "cannot run '%s': %s", cmd,
-                     S_ISDIR(st.st_mode) ? "it is a directory"
-                                         : "it is not executable (chmod +x?)");
-            return MPX_EXIT_NOEXEC;
-        }
-        return 0;
-    }
-    const char *path = getenv("PATH");
-    if (!path || !*path)
-        path = "/usr/local/bin:/usr/bin:/bin";
-    for (const char *p = path; *p;) {
-        const char *colon = strchr(p, ':');
-        size_t dlen = colon ? (size_t)(colon - p) : strlen(p);
-        snprintf(full, sizeof full, "%.*s/%s", (int)dlen, dlen ? p : ".", cmd);
-        if (spawn_executable(full))
-            return 0;
-        p += dlen + (colon ? 1 : 0);
-        if (colon && !*p && spawn_executable(cmd)) /* trailing ':' means cwd */
-            return 0;
-    }
-    snprintf(err, errlen, "cannot run '%s': command not found in PATH (%s)", cmd, path);
-    return MPX_EXIT_NOTFOUND;
-}
-
 int mpx_check_program(const struct mpx_opts *o)
 {
     char err[4400];
-    int rc = o->prefix ? mpx_check_command(o->prefix[0], NULL, err, sizeof err) : 0;
+    int rc = o->prefix ? faro_program_check(o->prefix[0], NULL, err, sizeof err) : 0;
     for (int k = 0; !rc && !o->prefix && k < o->napps; k++) /* the prefix runs them */
-        rc = mpx_check_command(o->apps[k].argv[0], o->apps[k].wdir, err, sizeof err);
+        rc = faro_program_check(o->apps[k].argv[0], o->apps[k].wdir, err, sizeof err);
     if (rc)
         fprintf(stderr, "mpiexec: %s\n", err);
     return rc;

@@ -37,6 +37,7 @@
 #include "config.h"
 
 #include "mpiexec.h"
+#include "base/program.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -408,7 +409,7 @@ void mpx_subjob_start(struct mpx_job *job, int from, int host, int rank, const v
         if (apps[a].wdir && access(apps[a].wdir, X_OK) < 0)
             snprintf(why, sizeof why, "command %d: the working directory (info key wdir) %s: "
                      "%s", a, apps[a].wdir, strerror(errno));
-        else if (mpx_check_command(cmd, dir, err, sizeof err))
+        else if (faro_program_check(cmd, dir, err, sizeof err))
             snprintf(why, sizeof why, "command %d: %s", a, err);
     }
     if (!why[0]) {
