@@ -226,6 +226,8 @@ static void verbs_accept(faro_tp_t *tp, struct faro_tp_ep *ep, struct verbs_req 
     if (verbs_qp_create(tp, ep, ep->id) < 0 ||
         verbs_ep_rx_post(tp, ep, ep->why, sizeof ep->why) < 0) {
         (void)rdma_reject(ep->id, NULL, 0); /* the connector hears of it at once */
+        if (ep->keyed) /* the owner may just drop it: the reason is this process's to say */
+            faro_warn("verbs: could not take %s: %s", ep->name, ep->why);
         verbs_ep_event(tp, ep, VE_CONNECT_ERROR, "%s", ep->why);
         return;
     }
