@@ -5,7 +5,8 @@
 # agent. Checks: the node is the host the launcher used, even when every
 # host answers gethostname() alike; a representative part of the MPI test
 # list (tests/launcher/testlist-multihost) runs across the hosts (shm inside
-# a host, tcp across); a lost host (its proxy killed, its link down), a rank
+# a host, tcp across), and a part of it over ofi (tcp;ofi_rxm) and over an
+# ofi/tcp mix (tests/launcher/testlist-multihost-ofi); a lost host (its proxy killed, its link down), a rank
 # killed on another host, and a killed mpiexec each end the whole job within
 # 2 s, naming host, rank and cause, and leave no process on any host; a
 # rank that ends mid-traffic is blamed, not the peers that lost it;
@@ -14,7 +15,7 @@
 # iproute2, a container without the rights).
 #
 # The whole MPI test list across the hosts, by hand (from the build directory,
-# as root; hours on two cores; MULTIHOST_CONFIGS=shm,tcp for more than shm):
+# as root; hours on two cores; MULTIHOST_CONFIGS=shm,tcp,ofi for more than shm):
 #   MULTIHOST_FULL=1 sh SRC/tests/launcher/multihost.sh
 . "$(dirname "$0")/common.sh"
 srcdir=${srcdir:-.}
@@ -105,6 +106,41 @@ tail -n 1 "$OUT.list"
     "$srcdir/tests/launcher/testlist-multihost" >"$OUT.list" 2>&1 ||
     fail "MPI test list across $HOSTS, tcp only: $(grep -c ^FAIL "$OUT.list") failed"
 tail -n 1 "$OUT.list"
+
+# ofi (libfabric over tcp;ofi_rxm) across the hosts, when it is usable here. Its
+# domain is the interface the tcp transport would take (the link's eth0, not
+# the decoy docker0 nor lo); a part of the list runs over ofi alone and over a
+# mix: the odd ranks list only tcp, so pairs of even ranks talk over ofi and
+# every other pair over tcp.
+if "$B/faro_info" --transports 2>/dev/null | grep -q '^  ofi  *usable'; then
+    t0=$(date +%s)
+    cat >"$OUT.mix" <<'EOF'
+#!/bin/sh
+if [ $((PMI_RANK % 2)) -eq 1 ]; then FARO_TRANSPORTS=tcp; export FARO_TRANSPORTS; fi
+exec "$@"
+EOF
+    chmod +x "$OUT.mix"
+    FARO_TRANSPORTS=ofi FARO_OFI_PROVIDER="tcp;ofi_rxm" FARO_VERBOSE=1 hrun 0 tests/mpi/hello
+    expect_err "rank 5: info: ofi: domain eth0: the interface tcp would take: the interface this host's connection to the launcher went out of"
+    FARO_TRANSPORTS=ofi,tcp FARO_OFI_PROVIDER="tcp;ofi_rxm" FARO_VERBOSE=2 \
+        hrun 0 "$OUT.mix" tests/mpi/anysrc_anytag
+    bad=$(sed -n 's/^faro: rank \([0-9]*\): info: rank \([0-9]*\): connected through \([a-z]*\)$/\1 \2 \3/p' "$OUT.err" |
+          awk '$3 != "self" && (($3 == "ofi") != ($1 % 2 == 0 && $2 % 2 == 0)) { print }')
+    [ -z "$bad" ] || fail "ofi,tcp mix: pairs over the wrong transport (ofi only between even ranks): $bad"
+    grep -q "connected through ofi" "$OUT.err" || fail "ofi,tcp mix: no rank connected through ofi"
+    grep -q "connected through tcp" "$OUT.err" || fail "ofi,tcp mix: no rank connected through tcp"
+    "$srcdir/tests/mpi/run-testlist" --mpiexec "$MPX" --bindir tests/mpi --config ofi \
+        "$srcdir/tests/launcher/testlist-multihost-ofi" >"$OUT.list" 2>&1 ||
+        fail "MPI test list across $HOSTS over ofi: $(grep -c ^FAIL "$OUT.list") failed"
+    tail -n 1 "$OUT.list"
+    "$srcdir/tests/mpi/run-testlist" --mpiexec "$MPX" --bindir tests/mpi --config ofi+tcp \
+        --wrap "$OUT.mix" "$srcdir/tests/launcher/testlist-multihost-ofi" >"$OUT.list" 2>&1 ||
+        fail "MPI test list across $HOSTS over ofi and tcp: $(grep -c ^FAIL "$OUT.list") failed"
+    tail -n 1 "$OUT.list"
+    echo "ofi across the hosts: $(( $(date +%s) - t0 )) s"
+else
+    echo "(ofi is not usable here: its runs across the hosts are skipped)"
+fi
 
 # ends ACTION EXPECTED_RC: start a job of sleeping ranks, do ACTION after
 # 1.5 s, and check that mpiexec ends within 2 s with EXPECTED_RC.

@@ -8,7 +8,8 @@
 # put, the shm and sockets providers), and the lines of testlist-dynamic that
 # name those and ofi+shm (ofi for ports, shm inside the job); and when it shows
 # the verbs transport usable (an RDMA device), the lists under the verbs
-# configuration and ofi-testlist under verbs-get, verbs-put and verbs-srq.
+# configuration, ofi-testlist under verbs-get, verbs-put and verbs-srq, and
+# the lines of testlist-dynamic that name those and verbs+shm.
 #   TESTLIST_CONFIGS=shm,tcp   run only these configurations, on every list
 #   TESTLIST_MPIEXEC=CMD       use another launcher command
 # automake's test harness runs this from the top build directory and
@@ -50,7 +51,9 @@ if "$top_builddir/faro_info" --transports 2>/dev/null | grep -q '^  verbs  *usab
     # shellcheck disable=SC2086
     run --config verbs $lists || status=1
     run --config verbs-get,verbs-put,verbs-srq "$srcdir/tests/mpi/ofi-testlist" || status=1
+    run --config verbs-get,verbs-put,verbs-srq,verbs+shm "$srcdir/tests/mpi/testlist-dynamic" ||
+        status=1
 else
-    echo "check-mpi.sh: the verbs transport is not built or has no RDMA device here: its configurations are skipped (verbs-standin-mpi.sh runs ofi-testlist over the stand-in)"
+    echo "check-mpi.sh: the verbs transport is not built or has no RDMA device here: its configurations are skipped (verbs-standin-mpi.sh runs ofi-testlist and the dynamic connections over the stand-in)"
 fi
 exit $status

@@ -9,7 +9,9 @@
 # MPI_ERR_PROC_ABORTED naming the lost process, free the communicator, go on
 # and exit 0. B dies in the context id agreement of a merge: A fails in
 # MPI_Intercomm_merge and goes on. A singleton accepts a job's connection, and finds no name service
-# (tests/mpi/dyn_names). The same pairs over ofi when it is usable. Every run has a time limit, so nothing hangs. Run from the top build directory (automake does).
+# (tests/mpi/dyn_names). The same pairs over ofi and over verbs when they are
+# usable (`dyn-jobs.sh verbs`: the verbs pairs only). Every run has a time
+# limit, so nothing hangs. Run from the top build directory (automake does).
 MPIEXEC=${MPIEXEC:-./mpiexec}
 PROG=tests/mpi/dyn_pair
 DIR=${TMPDIR:-/tmp}/faro-dyn-jobs-$$
@@ -51,6 +53,44 @@ pair() {
     fi
 }
 
+# lost_warned NAME: B warned about the lost process of A (the lost-job pairs)
+lost_warned() {
+    if [ $status = 0 ] && ! grep -q "lost contact with rank 0 of job" "$DIR/b.log"; then
+        echo "FAIL $1: B did not warn about the lost process"; cat "$DIR/b.log"; status=1
+    fi
+}
+
+# tp_pairs TP [VAR=VAL...]: the pairs over transport TP (FARO_TRANSPORTS=TP):
+# two jobs, the rendezvous, TP for the ports with shm inside each job, a
+# singleton, the nonblocking collectives and the other job's loss.
+tp_pairs() {
+    tp=$1
+    shift
+    PROG=tests/mpi/dyn_pair
+    pair two-jobs-$tp 2 3 accept connect 0 0 FARO_TRANSPORTS=$tp "$@"
+    pair two-jobs-$tp-rndv 1 2 accept connect 0 0 FARO_TRANSPORTS=$tp FARO_EAGER_LIMIT=0 "$@"
+    pair two-jobs-$tp+shm 2 2 accept connect 0 0 FARO_TRANSPORTS=$tp,shm "$@"
+    pair singleton-accepts-$tp 0 2 accept connect 0 0 FARO_TRANSPORTS=$tp "$@"
+    PROG=tests/mpi/dyn_pair_nbc
+    pair two-jobs-$tp-nbc 2 2 accept connect 0 0 FARO_TRANSPORTS=$tp "$@"
+    PROG=tests/mpi/dyn_pair
+    pair lost-job-$tp 2 2 accept-die connect-lose fail 0 FARO_TRANSPORTS=$tp "$@"
+    lost_warned lost-job-$tp
+}
+
+# Over the verbs transport (its ports go over librdmacm), when faro_info shows
+# it usable: on an RDMA device, or over the verbs stand-in, where
+# tests/transport/verbs-standin-mpi.sh runs `dyn-jobs.sh verbs`: these pairs
+# only. And with a shared receive queue.
+verbs_pairs() {
+    tp_pairs verbs
+    pair two-jobs-verbs-srq 2 2 accept connect 0 0 FARO_TRANSPORTS=verbs FARO_VERBS_SRQ_PEERS=0
+}
+if [ "${1:-}" = verbs ]; then # the caller knows verbs works (faro_info may not, preloaded)
+    verbs_pairs
+    exit $status
+fi
+
 pair two-jobs 2 3 accept connect 0 0
 pair two-jobs-tcp 3 2 accept connect 0 0 FARO_TRANSPORTS=tcp
 pair two-jobs-rndv 1 2 accept connect 0 0 FARO_EAGER_LIMIT=0
@@ -59,9 +99,7 @@ PROG=tests/mpi/dyn_pair_nbc
 pair two-jobs-nbc 2 2 accept connect 0 0
 PROG=tests/mpi/dyn_pair
 pair lost-job 2 2 accept-die connect-lose fail 0
-if [ $status = 0 ] && ! grep -q "lost contact with rank 0 of job" "$DIR/b.log"; then
-    echo "FAIL lost-job: B did not warn about the lost process"; cat "$DIR/b.log"; status=1
-fi
+lost_warned lost-job
 # The connecting job dies while its root waits in the context id agreement of
 # an MPI_Intercomm_merge (its last rank sleeps before the merge): every
 # accepting rank must fail with MPI_ERR_PROC_ABORTED, none may wait for ever,
@@ -87,23 +125,16 @@ fi
 # the tcp;ofi_rxm, shm and sockets providers, ofi for the ports with shm
 # inside each job, a singleton, and the other job's loss.
 if ./faro_info --transports 2>/dev/null | grep -q '^  ofi  *usable'; then
-    PROG=tests/mpi/dyn_pair
-    pair two-jobs-ofi 2 3 accept connect 0 0 FARO_TRANSPORTS=ofi "FARO_OFI_PROVIDER=tcp;ofi_rxm"
-    pair two-jobs-ofi-rndv 1 2 accept connect 0 0 FARO_TRANSPORTS=ofi FARO_EAGER_LIMIT=0
+    tp_pairs ofi "FARO_OFI_PROVIDER=tcp;ofi_rxm"
     pair two-jobs-ofi-shm 2 2 accept connect 0 0 FARO_TRANSPORTS=ofi FARO_OFI_PROVIDER=shm
     pair two-jobs-ofi-sockets 1 2 accept connect 0 0 FARO_TRANSPORTS=ofi FARO_OFI_PROVIDER=sockets
-    pair two-jobs-ofi+shm 2 2 accept connect 0 0 FARO_TRANSPORTS=ofi,shm
-    pair singleton-accepts-ofi 0 2 accept connect 0 0 FARO_TRANSPORTS=ofi
-    PROG=tests/mpi/dyn_pair_nbc
-    pair two-jobs-ofi-nbc 2 2 accept connect 0 0 FARO_TRANSPORTS=ofi
-    PROG=tests/mpi/dyn_pair
-    pair lost-job-ofi 2 2 accept-die connect-lose fail 0 FARO_TRANSPORTS=ofi
-    if [ $status = 0 ] && ! grep -q "lost contact with rank 0 of job" "$DIR/b.log"; then
-        echo "FAIL lost-job-ofi: B did not warn about the lost process"; cat "$DIR/b.log"
-        status=1
-    fi
 else
     echo "# ofi: not usable here, its pairs skipped"
+fi
+if ./faro_info --transports 2>/dev/null | grep -q '^  verbs  *usable'; then
+    verbs_pairs
+else
+    echo "# verbs: not usable here (no RDMA device), its pairs skipped (verbs-standin-mpi.sh runs them over the stand-in)"
 fi
 # Without a process manager there is no name service: a clear error.
 if TEST_SINGLETON=1 timeout 60 tests/mpi/dyn_names >"$DIR/s.log" 2>&1; then

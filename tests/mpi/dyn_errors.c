@@ -11,6 +11,9 @@
  *  - root out of range: MPI_ERR_ROOT; an intercommunicator: MPI_ERR_COMM;
  *    NULL newcomm or port_name: MPI_ERR_ARG; MPI_Comm_disconnect of
  *    MPI_COMM_WORLD: MPI_ERR_COMM;
+ *  - MPI_Comm_connect with a port name whose key was altered: MPI_ERR_PORT
+ *    at once (the transport refuses it before serving anything), and the
+ *    port still takes its right key;
  *  - MPI_Comm_connect to a port that was closed: MPI_ERR_PORT at once;
  *  - MPI_Comm_connect to an open port nobody accepts on: MPI_ERR_PORT after
  *    FARO_CONNECT_TIMEOUT (the test list sets 3 s); MPI_Comm_accept with
@@ -31,6 +34,20 @@ static void bad_name(const char *name, const char *what)
     MPI_Comm ic;
     int rc = MPI_Comm_connect(name, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic);
     tu_expect(rc, MPI_ERR_PORT, "MPI_Comm_connect", what);
+}
+
+/* Ranks 0 (accepting on port) and 1 connect and exchange their ranks. */
+static void good_connection(const char *port, int rank, const char *after)
+{
+    MPI_Comm ic;
+    int v = rank, got = -1;
+    if (rank == 0)
+        TU_CHECK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
+    else
+        TU_CHECK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
+    TU_CHECK(MPI_Sendrecv(&v, 1, MPI_INT, 0, 0, &got, 1, MPI_INT, 0, 0, ic, MPI_STATUS_IGNORE));
+    TU_ASSERT(got == !rank, "after %s: %d", after, got);
+    TU_CHECK(MPI_Comm_disconnect(&ic));
 }
 
 int main(int argc, char **argv)
@@ -101,6 +118,23 @@ int main(int argc, char **argv)
     TU_CHECK(MPI_Comm_free(&inter));
     TU_CHECK(MPI_Comm_free(&local));
 
+    /* a port name whose key differs in one digit: the port's process refuses
+     * the connection at once (no time-out), before it serves anything, and
+     * the port still takes its own key */
+    if (rank == 1) {
+        char forged[MPI_MAX_PORT_NAME];
+        snprintf(forged, sizeof forged, "%s", port);
+        char *k = forged + strlen("faro-port:1:") + 17; /* after the process id */
+        *k = *k == '0' ? '1' : '0';
+        double t = now();
+        rc = MPI_Comm_connect(forged, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic);
+        tu_expect(rc, MPI_ERR_PORT, "MPI_Comm_connect", "a port name with a wrong key");
+        TU_ASSERT(now() - t < 2, "refusing a wrong key took %.1f s (a time-out, not a "
+                  "refusal?)", now() - t);
+    }
+    if (rank < 2)
+        good_connection(port, rank, "a wrong key");
+
     /* a closed port: the connection is refused at once */
     if (rank == 0) {
         TU_CHECK(MPI_Close_port(port));
@@ -135,17 +169,8 @@ int main(int argc, char **argv)
     TU_CHECK(MPI_Barrier(MPI_COMM_WORLD));
 
     /* still usable: a good connection between ranks 0 and 1 */
-    if (rank < 2) {
-        int v = rank, got = -1;
-        if (rank == 0)
-            TU_CHECK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
-        else
-            TU_CHECK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &ic));
-        TU_CHECK(MPI_Sendrecv(&v, 1, MPI_INT, 0, 0, &got, 1, MPI_INT, 0, 0, ic,
-                              MPI_STATUS_IGNORE));
-        TU_ASSERT(got == !rank, "after the errors: %d", got);
-        TU_CHECK(MPI_Comm_disconnect(&ic));
-    }
+    if (rank < 2)
+        good_connection(port, rank, "the errors");
     if (rank == 0)
         TU_CHECK(MPI_Close_port(port));
     tu_finish();

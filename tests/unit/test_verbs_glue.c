@@ -243,7 +243,8 @@ START_TEST(test_attributes)
     load();
     ck_assert_int_eq(open_side(&g, 0, 2, why, sizeof why), FARO_TP_OK);
     const faro_tp_attr_t *a = &g.s[0].attr;
-    ck_assert_uint_eq(a->caps, FARO_TP_CAP_GET | FARO_TP_CAP_PUT | FARO_TP_CAP_LOCAL_REG);
+    ck_assert_uint_eq(a->caps, FARO_TP_CAP_GET | FARO_TP_CAP_PUT | FARO_TP_CAP_LOCAL_REG |
+                                   FARO_TP_CAP_PORTS);
     ck_assert_uint_eq(a->max_send, 8 * 1024 - 8 - FARO_TP_MAX_HDR);
     ck_assert_uint_eq(a->max_inline, 8 * 1024 - 8);
     ck_assert_uint_eq(a->frag_size, a->max_send);

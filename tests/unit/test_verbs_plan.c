@@ -119,6 +119,27 @@ START_TEST(test_srq_choice)
 }
 END_TEST
 
+/* Without an SRQ the completion queue also has room for connections beyond
+ * the job (ports): a singleton too, which has no other rank. */
+START_TEST(test_port_peers)
+{
+    struct verbs_plan_in in = defaults(3);
+    in.port_peers = 16;
+    struct verbs_plan p = plan(&in);
+    ck_assert(!p.srq);
+    ck_assert_int_eq(p.rx_capacity, (3 + 16) * 64);
+    in = defaults(0);
+    in.port_peers = 2;
+    p = plan(&in);
+    ck_assert_int_eq(p.rx_capacity, 2 * 64);
+    in = defaults(20); /* an SRQ serves them all: the room is its buffers */
+    in.port_peers = 16;
+    p = plan(&in);
+    ck_assert(p.srq);
+    ck_assert_int_eq(p.rx_capacity, 1024);
+}
+END_TEST
+
 START_TEST(test_small_completion_queue)
 {
     struct verbs_plan_in in = defaults(100);
@@ -184,6 +205,7 @@ int main(void)
     tcase_add_test(tc, test_srq_threshold);
     tcase_add_test(tc, test_srq_choice);
     tcase_add_test(tc, test_small_completion_queue);
+    tcase_add_test(tc, test_port_peers);
     tcase_add_test(tc, test_device_limits);
     tcase_add_test(tc, test_buffer_sizes);
     suite_add_tcase(s, tc);

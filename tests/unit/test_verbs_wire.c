@@ -120,6 +120,18 @@ static void cm_eq(const struct verbs_cm *a, const struct verbs_cm *b)
     ck_assert_uint_eq(a->nonce, b->nonce);
 }
 
+/* Each message, well signed with key, is refused as malformed. */
+static void expect_malformed(const struct verbs_cm *bad, size_t n, const uint8_t key[16])
+{
+    uint8_t buf[VERBS_CM_LEN];
+    struct verbs_cm d;
+    for (size_t i = 0; i < n; i++) {
+        verbs_cm_encode(buf, &bad[i], key, 0);
+        ck_assert_msg(verbs_cm_decode(buf, sizeof buf, key, 0, &d) == VERBS_WIRE_MALFORMED,
+                      "case %zu (type %u) was not refused", i, bad[i].type);
+    }
+}
+
 START_TEST(test_cm_roundtrip)
 {
     uint8_t buf[56];
@@ -173,7 +185,7 @@ START_TEST(test_cm_malformed)
                               cm_sample(VERBS_CM_REJECT), cm_sample(VERBS_CM_REQUEST),
                               cm_sample(VERBS_CM_REQUEST) };
     bad[0].type = 0;
-    bad[1].type = 4;
+    bad[1].type = VERBS_CM_PORT_REJECT + 1;
     bad[2].id = 8;        /* not below the job size */
     bad[3].dest = 5;      /* to itself */
     bad[4].verdict = 1;   /* a verdict on an accept */
@@ -181,11 +193,45 @@ START_TEST(test_cm_malformed)
     bad[6].verdict = 3;
     bad[7].size = 0;
     bad[8].buf_size = 0;
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        verbs_cm_encode(buf, &bad[i], key_a, 0);
-        ck_assert_msg(verbs_cm_decode(buf, sizeof buf, key_a, 0, &d) == VERBS_WIRE_MALFORMED,
-                      "case %zu was not refused", i);
+    expect_malformed(bad, sizeof bad / sizeof bad[0], key_a);
+}
+END_TEST
+
+/* A port's connection messages: no ranks, the connector's id of any value
+ * in the request only, never a collision, proved with the port's key. */
+static struct verbs_cm cm_port_sample(uint8_t type)
+{
+    return (struct verbs_cm){ .type = type, .verdict = type == VERBS_CM_PORT_REJECT ? 2 : 0,
+                              .ctl = 1, .credits = 63, .buf_size = 8192,
+                              .id = type == VERBS_CM_PORT_REQUEST ? 0xfedcba9876543210ull : 0,
+                              .nonce = 42 };
+}
+
+START_TEST(test_cm_port)
+{
+    uint8_t buf[56] = { 0 };
+    struct verbs_cm d;
+    for (uint8_t t = VERBS_CM_PORT_REQUEST; t <= VERBS_CM_PORT_REJECT; t++) {
+        struct verbs_cm m = cm_port_sample(t);
+        ck_assert_int_eq(t - VERBS_CM_PORT, t - 3); /* the job's counterpart */
+        verbs_cm_encode(buf, &m, key_b, 99);
+        ck_assert_int_eq(verbs_cm_decode(buf, sizeof buf, key_b, 99, &d), VERBS_WIRE_OK);
+        cm_eq(&m, &d);
+        /* the job's key does not open it, nor does it bind to another instance */
+        ck_assert_int_eq(verbs_cm_decode(buf, sizeof buf, key_a, 99, &d), VERBS_WIRE_PROOF);
+        ck_assert_int_eq(verbs_cm_decode(buf, sizeof buf, key_b, 98, &d), VERBS_WIRE_PROOF);
     }
+    struct verbs_cm bad[] = { cm_port_sample(VERBS_CM_PORT_REQUEST),
+                              cm_port_sample(VERBS_CM_PORT_REQUEST),
+                              cm_port_sample(VERBS_CM_PORT_ACCEPT),
+                              cm_port_sample(VERBS_CM_PORT_REJECT),
+                              cm_port_sample(VERBS_CM_PORT_ACCEPT) };
+    bad[0].size = 4;      /* ranks have no place on a port */
+    bad[1].dest = 1;
+    bad[2].id = 3;        /* an id in an answer */
+    bad[3].verdict = VERBS_REJ_COLLISION; /* ports never collide */
+    bad[4].credits = 0;
+    expect_malformed(bad, sizeof bad / sizeof bad[0], key_b);
 }
 END_TEST
 
@@ -249,7 +295,7 @@ START_TEST(test_rkey)
     for (size_t len = 0; len < VERBS_RKEY_LEN; len++)
         ck_assert_int_eq(verbs_rkey_decode(buf, len, &d), VERBS_WIRE_SHORT);
     ck_assert_int_eq(verbs_rkey_decode(buf, VERBS_RKEY_LEN + 1, &d), VERBS_WIRE_MALFORMED);
-    buf[12] = 2;
+    buf[12] = VERBS_WIRE_VERSION + 1;
     ck_assert_int_eq(verbs_rkey_decode(buf, VERBS_RKEY_LEN, &d), VERBS_WIRE_VERSION_ERR);
     k.len = 0;
     verbs_rkey_encode(buf, &k);
@@ -297,6 +343,7 @@ static Suite *wire_suite(void)
     tcase_add_test(tc, test_cm_roundtrip);
     tcase_add_test(tc, test_cm_proof);
     tcase_add_test(tc, test_cm_malformed);
+    tcase_add_test(tc, test_cm_port);
     tcase_add_test(tc, test_addr);
     tcase_add_test(tc, test_rkey);
     tcase_add_test(tc, test_random_input);

@@ -13,9 +13,15 @@
  * The choice: FARO_OFI_PROVIDER (and FARO_OFI_DOMAIN) when set; otherwise
  * the first provider in libfabric's order (hardware providers come first)
  * that qualifies, skipping providers that reach only this node (shm) when the
- * job spans several nodes. Among a provider's domains (for tcp: one per
- * interface) a one-node job takes loopback when there is one, a job on
- * several nodes avoids it.
+ * job spans several nodes. Among a provider's domains, when FARO_OFI_DOMAIN
+ * is unset: for providers whose domains are network interfaces (tcp,
+ * sockets, udp: one domain per interface) the interface the tcp transport
+ * would take (base/netif.h: FARO_TCP_IF, else loopback on one node, else the
+ * interface the launcher's own connection went out of, never loopback,
+ * docker* or virbr* across hosts), so that FARO_TCP_IF means one thing for
+ * both and a decoy interface that reaches no other host is not taken;
+ * otherwise (device domains: verbs, efa) a one-node job takes loopback when
+ * there is one, a job on several nodes avoids it.
  */
 #include "config.h"
 
@@ -25,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
+#include "base/netif.h"
 #include "base/tunables.h"
 
 /* The modes Faro's operations satisfy: every context starts with fi_context2. */
@@ -199,22 +207,31 @@ static void ofi_survey(const struct fi_info *good, char *out, size_t len, const 
 }
 
 /* Of the entries of provider `prov` in list, the one to use: domain `dom`
- * when it is set (providers do not all filter by it), else loopback for a
- * one-node job and anything but loopback otherwise, else the first. */
+ * when it is set (providers do not all filter by it); else the one of the
+ * most preferred interface of ifs[0..nifs) (*by_if is set); else loopback
+ * for a one-node job and anything but loopback otherwise; else the first. */
 static struct fi_info *ofi_pick_domain(struct fi_info *list, const char *prov, int one_node,
-                                       const char *dom)
+                                       const char *dom, const struct faro_netif *ifs, int nifs,
+                                       int *by_if)
 {
-    struct fi_info *first = NULL, *pick = NULL;
+    struct fi_info *first = NULL, *pick = NULL, *ifpick = NULL;
+    int best = nifs; /* ifs index of ifpick */
     for (struct fi_info *i = list; i; i = i->next) {
         const char *name = i->domain_attr->name ? i->domain_attr->name : "";
         if (strcmp(i->fabric_attr->prov_name, prov) || (*dom && strcmp(name, dom)))
             continue;
         if (!first)
             first = i;
+        for (int k = 0; !*dom && k < best; k++)
+            if (!strcmp(name, ifs[k].name)) {
+                ifpick = i;
+                best = k;
+            }
         if (!pick && !*dom && (one_node ? !strcmp(name, "lo") : strcmp(name, "lo")))
             pick = i;
     }
-    return pick ? pick : first;
+    *by_if = ifpick != NULL;
+    return ifpick ? ifpick : pick ? pick : first;
 }
 
 int ofi_choose(faro_tp_t *tp, char *why, size_t whylen, char *note, size_t notelen)
@@ -226,22 +243,38 @@ int ofi_choose(faro_tp_t *tp, char *why, size_t whylen, char *note, size_t notel
     for (int r = 0; r < env->size; r++)
         one_node &= env->node_of[r] == env->node_of[env->rank];
 
+    /* the interfaces tcp would take, best first (domains of IP providers are interfaces) */
+    struct faro_netif ifs[FARO_NETIF_MAX];
+    char ifreason[256] = "", ifwhy[512] = "";
+    int nifs = *dom ? 0
+                    : faro_netif_choose(faro_tun_str(FARO_TUN_TCP_IF), !one_node,
+                                        getenv("FARO_INTERNAL_CONTROL_IF"), ifs, FARO_NETIF_MAX,
+                                        ifreason, sizeof ifreason, ifwhy, sizeof ifwhy);
+    if (nifs < 0)
+        nifs = 0;
+
     struct fi_info *list = ofi_getinfo(OFI_NNEEDS, prov, dom, 0), *pick = NULL;
     char lacks[64];
     const char *reason = "";
+    int by_if = 0;
     for (struct fi_info *i = list; i && !pick; i = i->next) {
         if (!*prov && !one_node && ofi_local_only(i))
             continue;
-        pick = ofi_pick_domain(list, i->fabric_attr->prov_name, one_node, dom);
+        pick = ofi_pick_domain(list, i->fabric_attr->prov_name, one_node, dom, ifs, nifs, &by_if);
         reason = *prov ? "named by FARO_OFI_PROVIDER"
                        : "the first that qualifies, in libfabric's order (FARO_OFI_PROVIDER "
                          "is unset)";
     }
+    if (pick && by_if)
+        faro_info(1, "ofi: domain %s: the interface tcp would take: %s",
+                  pick->domain_attr->name, ifreason);
     if (note) { /* lines for faro_info; one line when it goes into the reason */
         note[0] = 0;
         if (pick) {
-            snprintf(note, notelen, "provider %s, domain %s: %s\n", pick->fabric_attr->prov_name,
-                     pick->domain_attr->name, reason);
+            snprintf(note, notelen, "provider %s, domain %s: %s%s%s\n",
+                     pick->fabric_attr->prov_name, pick->domain_attr->name, reason,
+                     by_if ? "; domain: the interface tcp would take, " : "",
+                     by_if ? ifreason : "");
             struct fi_info *good = *prov || *dom ? ofi_getinfo(OFI_NNEEDS, NULL, NULL, 0) : list;
             ofi_survey(good, note, notelen, "\n");
             if (good != list)

@@ -13,9 +13,11 @@
  *   verbs_init.c     protection domain, completion queue and channel, shared
  *                    receive queue, listening id; attributes; the wait fd;
  *                    finalize; the ops table
- *   verbs_cm.c       address blobs, connect, rdma_cm events fed to the state
- *                    machine and its actions carried out (queue pairs,
- *                    connect, accept, reject, disconnect), lost endpoints
+ *   verbs_ep.c       endpoints: address blobs, connect (to job ranks and to
+ *                    ports), listen, the port a request proves, disconnect
+ *   verbs_cm.c       rdma_cm events fed to the state machine and its actions
+ *                    carried out (queue pairs, connect, accept, reject,
+ *                    disconnect), lost endpoints
  *   verbs_send.c     send_inline, isend, send buffers, per-peer queues,
  *                    credit messages, flush
  *   verbs_progress.c receive buffers (per connection or shared), the
@@ -41,6 +43,7 @@
 #include <sys/uio.h>
 
 #include "transport.h"
+#include "common/ports.h"
 #include "common/rcache.h"
 #include "verbs/verbs_conn.h"
 #include "verbs/verbs_credit.h"
@@ -125,8 +128,14 @@ struct faro_tp_rkey {
 enum verbs_report { VERBS_REPORT_NONE, VERBS_REPORT_LOST, VERBS_REPORT_ORDERLY };
 
 struct faro_tp_ep {
-    int rank;
+    int rank;                     /* the job rank; -1 for a connection of a port */
     void *ctx;                    /* the owner's, from connect or accepted */
+    /* a connection of a port (rank -1): either side of it */
+    int keyed;
+    unsigned port;                /* acceptor: the port it came through; connector: 0 */
+    uint64_t conn_id;             /* the id the connector presented */
+    uint8_t key16[16];            /* the port's key (SipHash): proves its connection messages */
+    char name[64];                /* "rank 3", "client 42 of port 1", for messages */
     struct verbs_conn conn;
     struct verbs_credit cr;
     struct verbs_addr addr;       /* the peer's address blob (connector side) */
@@ -216,6 +225,7 @@ struct faro_tp {
     struct verbs_rma *rma_head, **rma_tail;
 
     struct faro_tp_ep **job;      /* endpoint of each job rank, created at first use */
+    struct faro_tp_ports ports;   /* listen() keys */
     struct faro_tp_ep *eps;
     struct faro_tp_ep *qeps;      /* endpoints with queued sends or a credit to send */
     struct faro_tp_ep *qpn_tab[VERBS_QPN_BUCKETS];
@@ -241,10 +251,26 @@ struct faro_tp {
 int verbs_choose(faro_tp_t *tp, char *why, size_t whylen, char *note, size_t notelen);
 double verbs_now(void);
 
-/* verbs_cm.c */
+/* verbs_ep.c */
 int verbs_addr_get(faro_tp_t *tp, void *blob, size_t *len);
 int verbs_connect(faro_tp_t *tp, const faro_tp_conn_t *conn, faro_tp_ep_t **ep);
+int verbs_listen(faro_tp_t *tp, const uint8_t *key, size_t keylen, unsigned *port);
+int verbs_unlisten(faro_tp_t *tp, unsigned port);
 int verbs_disconnect(faro_tp_t *tp, struct faro_tp_ep *ep);
+/* A new endpoint of job rank rank (tp->job[rank]). */
+struct faro_tp_ep *verbs_job_ep(faro_tp_t *tp, int rank);
+/* A new endpoint of a port's client that presented id (the acceptor's side). */
+struct faro_tp_ep *verbs_port_ep(faro_tp_t *tp, uint64_t id, unsigned port,
+                                 const uint8_t key16[16]);
+/* The open port whose key proves the connect request in pd (the decoded
+ * request in m, the port's SipHash key in key16), or 0. */
+unsigned verbs_port_match(faro_tp_t *tp, const uint8_t *pd, size_t pdlen, struct verbs_cm *m,
+                          uint8_t key16[16]);
+void verbs_qpn_add(faro_tp_t *tp, struct faro_tp_ep *ep);
+void verbs_qpn_del(faro_tp_t *tp, struct faro_tp_ep *ep);
+struct faro_tp_ep *verbs_ep_by_qpn(faro_tp_t *tp, uint32_t qpn);
+
+/* verbs_cm.c */
 void verbs_ep_event(faro_tp_t *tp, struct faro_tp_ep *ep, enum verbs_cev ev, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 void verbs_cm_poll(faro_tp_t *tp);
@@ -252,7 +278,6 @@ int verbs_report(faro_tp_t *tp);
 void verbs_reap(faro_tp_t *tp);
 void verbs_say_bye(faro_tp_t *tp);
 void verbs_free_eps(faro_tp_t *tp);
-struct faro_tp_ep *verbs_ep_by_qpn(faro_tp_t *tp, uint32_t qpn);
 
 /* verbs_send.c */
 int verbs_tx_init(faro_tp_t *tp, char *why, size_t whylen);

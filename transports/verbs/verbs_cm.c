@@ -1,15 +1,16 @@
 /*
- * verbs transport: connections. Address blobs, connect and disconnect,
- * rdma_cm's events turned into events of the state machine (verbs_conn.h) and
- * its actions carried out: queue pairs, connect, accept, reject, hello,
- * goodbye, disconnect, destroy, reports to the owner.
+ * verbs transport: connections. rdma_cm's events turned into events of the
+ * state machine (verbs_conn.h) and its actions carried out: queue pairs,
+ * connect, accept, reject, hello, goodbye, disconnect, destroy, reports to
+ * the owner. Endpoints themselves (connect, ports) are verbs_ep.c's.
  *
  * A request is authenticated before anything else happens: its private data
  * (verbs_wire.h) must carry a proof of the job key made for this process
- * instance and this rank, the job's size and this rank's buffer size. The
- * owner's accepted upcall runs for a new peer before the accept, so it comes
- * before any of the peer's messages. The connector checks the answer the same
- * way (an accept must echo its request's nonce with a proof of the key).
+ * instance and this rank, the job's size and this rank's buffer size, or a
+ * proof of an open port's key (verbs_ep.c). The owner's accepted upcall runs
+ * for a new peer before the accept, so it comes before any of the peer's
+ * messages. The connector checks the answer the same way (an accept must
+ * echo its request's nonce with a proof of the key).
  *
  * Receive buffers are posted before a request is accepted (the acceptor's)
  * and, on the connector's side, when the connection is established and
@@ -52,115 +53,13 @@ struct verbs_req {
     struct rdma_cm_id *id;
     struct verbs_cm m;
     uint8_t initiator_depth, responder_resources;
+    unsigned port;                /* the port it proved (0: a job rank's request) */
+    uint8_t key16[16];            /* that port's key */
 };
 
 static int verbs_busy(int state)
 {
     return state != VC_IDLE && state != VC_UP && state != VC_CLOSED && state != VC_FAILED;
-}
-
-/* ---- queue pair number -> endpoint ---- */
-
-static void qpn_add(faro_tp_t *tp, struct faro_tp_ep *ep)
-{
-    struct faro_tp_ep **b = &tp->qpn_tab[ep->qpn % VERBS_QPN_BUCKETS];
-    ep->hnext = *b;
-    *b = ep;
-}
-
-static void qpn_del(faro_tp_t *tp, struct faro_tp_ep *ep)
-{
-    for (struct faro_tp_ep **p = &tp->qpn_tab[ep->qpn % VERBS_QPN_BUCKETS]; *p; p = &(*p)->hnext)
-        if (*p == ep) {
-            *p = ep->hnext;
-            return;
-        }
-}
-
-struct faro_tp_ep *verbs_ep_by_qpn(faro_tp_t *tp, uint32_t qpn)
-{
-    for (struct faro_tp_ep *ep = tp->qpn_tab[qpn % VERBS_QPN_BUCKETS]; ep; ep = ep->hnext)
-        if (ep->qpn == qpn && ep->qp)
-            return ep;
-    return NULL;
-}
-
-/* ---- endpoints ---- */
-
-int verbs_addr_get(faro_tp_t *tp, void *blob, size_t *len)
-{
-    if (*len < VERBS_ADDR_LEN)
-        return FARO_TP_ERR;
-    memcpy(blob, tp->blob, VERBS_ADDR_LEN);
-    *len = VERBS_ADDR_LEN;
-    return FARO_TP_OK;
-}
-
-static struct faro_tp_ep *verbs_ep_new(faro_tp_t *tp, int rank)
-{
-    struct faro_tp_ep *ep = calloc(1, sizeof *ep);
-    if (!ep) {
-        faro_error("verbs: out of memory for an endpoint");
-        return NULL;
-    }
-    ep->rank = rank;
-    ep->qtail = &ep->qhead;
-    ep->conn.state = VC_IDLE;
-    ep->next = tp->eps;
-    tp->eps = ep;
-    tp->job[rank] = ep;
-    return ep;
-}
-
-int verbs_connect(faro_tp_t *tp, const faro_tp_conn_t *conn, faro_tp_ep_t **out)
-{
-    const faro_tp_env_t *env = tp->env;
-    struct verbs_addr a;
-
-    *out = NULL;
-    if (conn->key) /* ports: not offered by this transport (faro-verbs(7)) */
-        return FARO_TP_UNSUPPORTED;
-    int rc = verbs_addr_decode(conn->addr, conn->addrlen, &a);
-    if (rc) {
-        faro_error("verbs: connect: the address blob of %zu bytes is %s", conn->addrlen,
-                   verbs_wire_strerror(rc));
-        return FARO_TP_ERR;
-    }
-    if (a.rank >= (uint32_t)env->size || (int)a.rank == env->rank) {
-        faro_error("verbs: connect: the address is of rank %u, not another rank of this job "
-                   "(0..%d, this is %d)", a.rank, env->size - 1, env->rank);
-        return FARO_TP_ERR;
-    }
-    if (a.buf_size != tp->buf_size) {
-        faro_error("verbs: rank %u uses FARO_VERBS_BUF_SIZE=%u, this rank %zu: set it the "
-                   "same for every rank", a.rank, a.buf_size, tp->buf_size);
-        return FARO_TP_ERR;
-    }
-    struct faro_tp_ep *ep = tp->job[a.rank];
-    if (ep) { /* connecting, connected or accepted already */
-        if (!ep->ctx)
-            ep->ctx = conn->ctx;
-        *out = ep;
-        return FARO_TP_OK;
-    }
-    if (!(ep = verbs_ep_new(tp, (int)a.rank)))
-        return FARO_TP_ERR;
-    ep->ctx = conn->ctx;
-    ep->addr = a;
-    ep->have_addr = 1;
-    *out = ep;
-    verbs_ep_event(tp, ep, VE_CONNECT, NULL);
-    return FARO_TP_OK;
-}
-
-int verbs_disconnect(faro_tp_t *tp, struct faro_tp_ep *ep)
-{
-    if (ep->qhead && ep->conn.state == VC_UP)
-        return FARO_TP_AGAIN; /* let progress post what is queued first */
-    verbs_ep_event(tp, ep, VE_CLOSE, NULL);
-    if (tp->job[ep->rank] == ep)
-        tp->job[ep->rank] = NULL; /* a later connect makes a new endpoint */
-    return FARO_TP_OK;
 }
 
 /* ---- the actions ---- */
@@ -191,7 +90,7 @@ static int verbs_qp_create(faro_tp_t *tp, struct faro_tp_ep *ep, struct rdma_cm_
                  .max_inline_data = tp->inline_max },
     };
     if (rdma_create_qp(id, tp->pd, &a)) {
-        snprintf(ep->why, sizeof ep->why, "creating a queue pair for rank %d: %s", ep->rank,
+        snprintf(ep->why, sizeof ep->why, "creating a queue pair for %s: %s", ep->name,
                  strerror(errno));
         return -1;
     }
@@ -201,7 +100,7 @@ static int verbs_qp_create(faro_tp_t *tp, struct faro_tp_ep *ep, struct rdma_cm_
                                                                : VERBS_INLINE_WANT;
     ep->sq_used = 0;
     ep->disconnected = ep->last_wqe = 0;
-    qpn_add(tp, ep);
+    verbs_qpn_add(tp, ep);
     return 0;
 }
 
@@ -216,7 +115,7 @@ static void verbs_id_destroy(faro_tp_t *tp, struct faro_tp_ep *ep)
         }
     ep->rx_posted = 0;
     if (ep->qp) {
-        qpn_del(tp, ep);
+        verbs_qpn_del(tp, ep);
         rdma_destroy_qp(ep->id);
         ep->qp = NULL;
     }
@@ -247,19 +146,42 @@ static void verbs_resolve_addr(faro_tp_t *tp, struct faro_tp_ep *ep)
         ((struct sockaddr_in6 *)&src)->sin6_port = 0;
     if (rdma_create_id(tp->cm, &ep->id, ep, RDMA_PS_TCP)) {
         ep->id = NULL;
-        verbs_ep_event(tp, ep, VE_ADDR_ERROR, "rdma_create_id for rank %d: %s", ep->rank,
+        verbs_ep_event(tp, ep, VE_ADDR_ERROR, "rdma_create_id for %s: %s", ep->name,
                        strerror(errno));
         return;
     }
     if (rdma_resolve_addr(ep->id, (struct sockaddr *)&src, (struct sockaddr *)&dst,
                           VERBS_TIMEOUT_MS))
-        verbs_ep_event(tp, ep, VE_ADDR_ERROR, "resolving rank %d's address: %s", ep->rank,
+        verbs_ep_event(tp, ep, VE_ADDR_ERROR, "resolving the address of %s: %s", ep->name,
                        strerror(errno));
+}
+
+/* Who speaks to whom, then encode: between this rank and job rank peer
+ * (port_key NULL), or on a port (the PORT type; the connector's id only in
+ * a request; proved with port_key). */
+static void verbs_cm_seal(faro_tp_t *tp, struct verbs_cm *m, int peer, const uint8_t *port_key,
+                          uint64_t id, uint64_t bind, uint8_t pd[VERBS_CM_LEN])
+{
+    m->buf_size = (uint32_t)tp->buf_size;
+    if (port_key) {
+        m->type += VERBS_CM_PORT;
+        m->id = m->type == VERBS_CM_PORT_REQUEST ? id : 0;
+        m->size = m->dest = 0;
+    } else {
+        m->id = (uint64_t)tp->env->rank;
+        m->size = (uint32_t)tp->env->size;
+        m->dest = (uint32_t)peer;
+    }
+    verbs_cm_encode(pd, m, port_key ? port_key : tp->key16, bind);
+}
+
+static const uint8_t *verbs_ep_key(faro_tp_t *tp, const struct faro_tp_ep *ep)
+{
+    return ep->keyed ? ep->key16 : tp->key16;
 }
 
 static void verbs_send_request(faro_tp_t *tp, struct faro_tp_ep *ep)
 {
-    const faro_tp_env_t *env = tp->env;
     uint8_t pd[VERBS_CM_LEN];
     struct rdma_conn_param p;
     if (verbs_qp_create(tp, ep, ep->id) < 0) {
@@ -269,13 +191,12 @@ static void verbs_send_request(faro_tp_t *tp, struct faro_tp_ep *ep)
     if (getrandom(&ep->nonce, sizeof ep->nonce, 0) != (ssize_t)sizeof ep->nonce)
         ep->nonce = tp->instance ^ ((uint64_t)ep->rank << 40) ^ (uint64_t)(verbs_now() * 1e9);
     struct verbs_cm m = { .type = VERBS_CM_REQUEST, .ctl = 1, .credits = (uint16_t)(tp->nrx - 1),
-                          .buf_size = (uint32_t)tp->buf_size, .id = (uint64_t)env->rank,
-                          .size = (uint32_t)env->size, .dest = (uint32_t)ep->rank,
                           .nonce = ep->nonce };
-    verbs_cm_encode(pd, &m, tp->key16, ep->addr.instance);
+    verbs_cm_seal(tp, &m, ep->rank, ep->keyed ? ep->key16 : NULL, ep->conn_id,
+                  ep->addr.instance, pd);
     verbs_conn_param(tp, &p, pd, 255);
     if (rdma_connect(ep->id, &p))
-        verbs_ep_event(tp, ep, VE_CONNECT_ERROR, "connecting to rank %d: %s", ep->rank,
+        verbs_ep_event(tp, ep, VE_CONNECT_ERROR, "connecting to %s: %s", ep->name,
                        strerror(errno));
 }
 
@@ -283,10 +204,8 @@ static void verbs_answer(faro_tp_t *tp, struct verbs_req *req, int verdict)
 {
     uint8_t pd[VERBS_CM_LEN];
     struct verbs_cm m = { .type = VERBS_CM_REJECT, .verdict = (uint8_t)verdict,
-                          .buf_size = (uint32_t)tp->buf_size, .id = (uint64_t)tp->env->rank,
-                          .size = (uint32_t)tp->env->size, .dest = (uint32_t)req->m.id,
                           .nonce = req->m.nonce };
-    verbs_cm_encode(pd, &m, tp->key16, 0);
+    verbs_cm_seal(tp, &m, (int)req->m.id, req->port ? req->key16 : NULL, 0, 0, pd);
     (void)rdma_reject(req->id, pd, VERBS_CM_LEN);
     rdma_destroy_id(req->id);
     req->id = NULL;
@@ -300,25 +219,24 @@ static void verbs_accept(faro_tp_t *tp, struct faro_tp_ep *ep, struct verbs_req 
     ep->id->context = ep;
     req->id = NULL;
     if (verbs_credit_init(&ep->cr, req->m.credits, req->m.ctl, (uint32_t)tp->nrx - 1) < 0) {
-        verbs_ep_event(tp, ep, VE_CONNECT_ERROR, "rank %d granted %u credits (allowed: 1..%u)",
-                       ep->rank, req->m.credits, VERBS_CREDIT_MAX);
+        verbs_ep_event(tp, ep, VE_CONNECT_ERROR, "%s granted %u credits (allowed: 1..%u)",
+                       ep->name, req->m.credits, VERBS_CREDIT_MAX);
         return;
     }
     if (verbs_qp_create(tp, ep, ep->id) < 0 ||
         verbs_ep_rx_post(tp, ep, ep->why, sizeof ep->why) < 0) {
         (void)rdma_reject(ep->id, NULL, 0); /* the connector hears of it at once */
+        if (ep->keyed) /* the owner may just drop it: the reason is this process's to say */
+            faro_warn("verbs: could not take %s: %s", ep->name, ep->why);
         verbs_ep_event(tp, ep, VE_CONNECT_ERROR, "%s", ep->why);
         return;
     }
     struct verbs_cm m = { .type = VERBS_CM_ACCEPT, .ctl = 1, .credits = (uint16_t)(tp->nrx - 1),
-                          .buf_size = (uint32_t)tp->buf_size, .id = (uint64_t)tp->env->rank,
-                          .size = (uint32_t)tp->env->size, .dest = (uint32_t)ep->rank,
                           .nonce = req->m.nonce };
-    verbs_cm_encode(pd, &m, tp->key16, 0);
+    verbs_cm_seal(tp, &m, ep->rank, ep->keyed ? ep->key16 : NULL, 0, 0, pd);
     verbs_conn_param(tp, &p, pd, req->initiator_depth);
     if (rdma_accept(ep->id, &p))
-        verbs_ep_event(tp, ep, VE_CONNECT_ERROR, "accepting rank %d: %s", ep->rank,
-                       strerror(errno));
+        verbs_ep_event(tp, ep, VE_CONNECT_ERROR, "accepting %s: %s", ep->name, strerror(errno));
 }
 
 static void verbs_hello(faro_tp_t *tp, struct faro_tp_ep *ep)
@@ -328,7 +246,7 @@ static void verbs_hello(faro_tp_t *tp, struct faro_tp_ep *ep)
         return;
     }
     if (verbs_send_ctl(tp, ep, VERBS_KIND_HELLO, 1) < 0)
-        verbs_ep_event(tp, ep, VE_QP_ERROR, "cannot send the hello to rank %d", ep->rank);
+        verbs_ep_event(tp, ep, VE_QP_ERROR, "cannot send the hello to %s", ep->name);
 }
 
 static void verbs_act(faro_tp_t *tp, struct faro_tp_ep *ep, unsigned a, struct verbs_req *req)
@@ -340,7 +258,7 @@ static void verbs_act(faro_tp_t *tp, struct faro_tp_ep *ep, unsigned a, struct v
     if (a & VA_RESOLVE_ADDR)
         verbs_resolve_addr(tp, ep);
     if ((a & VA_RESOLVE_ROUTE) && rdma_resolve_route(ep->id, VERBS_TIMEOUT_MS))
-        verbs_ep_event(tp, ep, VE_ROUTE_ERROR, "resolving the route to rank %d: %s", ep->rank,
+        verbs_ep_event(tp, ep, VE_ROUTE_ERROR, "resolving the route to %s: %s", ep->name,
                        strerror(errno));
     if (a & VA_CONNECT)
         verbs_send_request(tp, ep);
@@ -378,7 +296,7 @@ static void verbs_step(faro_tp_t *tp, struct faro_tp_ep *ep, enum verbs_cev ev,
     unsigned a = verbs_conn_step(&ep->conn, ev, tp->env->rank < ep->rank);
     tp->nopening += verbs_busy(ep->conn.state) - verbs_busy(before);
     if (ep->conn.state != before)
-        faro_info(2, "verbs: rank %d: %s, %s -> %s", ep->rank, verbs_conn_event_name(ev),
+        faro_info(2, "verbs: %s: %s, %s -> %s", ep->name, verbs_conn_event_name(ev),
                   verbs_conn_state_name(before), verbs_conn_state_name(ep->conn.state));
     verbs_act(tp, ep, a, req);
 }
@@ -413,6 +331,38 @@ static void verbs_refused(faro_tp_t *tp, struct rdma_cm_id *id, const char *why)
     faro_warn("verbs: refused a connection from %s: %s", ip, why);
 }
 
+/* A request that proved an open port's key: a new endpoint, if the owner
+ * takes it. */
+static void verbs_port_request(faro_tp_t *tp, struct verbs_req *req)
+{
+    const faro_tp_env_t *env = tp->env;
+    if (tp->finalizing) { /* no new client now */
+        verbs_answer(tp, req, VERBS_REJ_REFUSED);
+        return;
+    }
+    if (req->m.buf_size != tp->buf_size) {
+        faro_error("verbs: client %llu of port %u uses FARO_VERBS_BUF_SIZE=%u, this process "
+                   "%zu: set it the same for both jobs", (unsigned long long)req->m.id,
+                   req->port, req->m.buf_size, tp->buf_size);
+        verbs_answer(tp, req, VERBS_REJ_REFUSED);
+        return;
+    }
+    struct faro_tp_ep *ep = verbs_port_ep(tp, req->m.id, req->port, req->key16);
+    if (ep && env->accepted)
+        ep->ctx = env->accepted(env->core, ep, req->m.id, req->port);
+    if (!ep || !ep->ctx) { /* refused by the owner: nothing of it is delivered */
+        verbs_answer(tp, req, VERBS_REJ_REFUSED);
+        if (ep)
+            verbs_ep_event(tp, ep, VE_CLOSE, NULL);
+        faro_info(2, "verbs: %s refused by the owner", ep ? ep->name : "a port's client");
+        return;
+    }
+    faro_info(2, "verbs: %s connects", ep->name);
+    verbs_step(tp, ep, VE_REQUEST, req);
+    if (req->id)
+        verbs_answer(tp, req, VERBS_REJ_REFUSED);
+}
+
 static void verbs_request(faro_tp_t *tp, const struct verbs_cmev *c)
 {
     const faro_tp_env_t *env = tp->env;
@@ -420,11 +370,17 @@ static void verbs_request(faro_tp_t *tp, const struct verbs_cmev *c)
                              .responder_resources = c->responder_resources };
     char why[160];
     int rc = verbs_cm_decode(c->pd, c->pdlen, tp->key16, tp->instance, &req.m);
+    if (rc == VERBS_WIRE_PROOF &&
+        (req.port = verbs_port_match(tp, c->pd, c->pdlen, &req.m, req.key16))) {
+        verbs_port_request(tp, &req);
+        return;
+    }
     if (rc || req.m.type != VERBS_CM_REQUEST || req.m.dest != (uint32_t)env->rank ||
         req.m.size != (uint32_t)env->size) {
         snprintf(why, sizeof why, "%s", rc == VERBS_WIRE_PROOF
-                                            ? "it did not prove this job's key (a process of "
-                                              "another job, or of an earlier run)"
+                                            ? "it proved neither this job's key nor the key "
+                                              "of an open port (a process of another job, or "
+                                              "of an earlier run, or a port closed since)"
                                         : rc ? verbs_wire_strerror(rc)
                                              : "it was meant for another rank or job size");
         verbs_refused(tp, c->id, why);
@@ -439,7 +395,7 @@ static void verbs_request(faro_tp_t *tp, const struct verbs_cmev *c)
         return;
     }
     if (!ep) { /* a new peer: the owner hears of it before any of its messages */
-        if (!(ep = verbs_ep_new(tp, (int)req.m.id))) {
+        if (!(ep = verbs_job_ep(tp, (int)req.m.id))) {
             verbs_answer(tp, &req, VERBS_REJ_REFUSED);
             return;
         }
@@ -459,17 +415,21 @@ static void verbs_request(faro_tp_t *tp, const struct verbs_cmev *c)
 /* The connector's check of the acceptor's answer. 0, or -1 with ep->why set. */
 static int verbs_check_accept(faro_tp_t *tp, struct faro_tp_ep *ep, const struct verbs_cmev *c)
 {
+    const faro_tp_env_t *env = tp->env;
     struct verbs_cm m;
-    int rc = verbs_cm_decode(c->pd, c->pdlen, tp->key16, 0, &m);
-    if (rc || m.type != VERBS_CM_ACCEPT || m.id != (uint64_t)ep->rank ||
-        m.dest != (uint32_t)tp->env->rank || m.nonce != ep->nonce ||
-        m.size != (uint32_t)tp->env->size || m.buf_size != tp->buf_size) {
-        snprintf(ep->why, sizeof ep->why, "rank %d's address answered without proof of this "
-                 "job's key (%s)", ep->rank, rc ? verbs_wire_strerror(rc) : "wrong fields");
+    int rc = verbs_cm_decode(c->pd, c->pdlen, verbs_ep_key(tp, ep), 0, &m);
+    int job = !ep->keyed;
+    if (rc || m.type != (job ? VERBS_CM_ACCEPT : VERBS_CM_PORT_ACCEPT) ||
+        m.nonce != ep->nonce || m.buf_size != tp->buf_size ||
+        (job && (m.id != (uint64_t)ep->rank || m.dest != (uint32_t)env->rank ||
+                 m.size != (uint32_t)env->size))) {
+        snprintf(ep->why, sizeof ep->why, "%s answered without proof of %s (%s)", ep->name,
+                 job ? "this job's key" : "the port's key",
+                 rc ? verbs_wire_strerror(rc) : "wrong fields");
         return -1;
     }
     if (verbs_credit_init(&ep->cr, m.credits, m.ctl, (uint32_t)tp->nrx - 1) < 0) {
-        snprintf(ep->why, sizeof ep->why, "rank %d granted %u credits", ep->rank, m.credits);
+        snprintf(ep->why, sizeof ep->why, "%s granted %u credits", ep->name, m.credits);
         return -1;
     }
     return 0;
@@ -478,18 +438,27 @@ static int verbs_check_accept(faro_tp_t *tp, struct faro_tp_ep *ep, const struct
 static void verbs_rejected(faro_tp_t *tp, struct faro_tp_ep *ep, const struct verbs_cmev *c)
 {
     struct verbs_cm m;
-    int rc = verbs_cm_decode(c->pd, c->pdlen, tp->key16, 0, &m);
-    if (!rc && m.type == VERBS_CM_REJECT && m.nonce == ep->nonce && m.id == (uint64_t)ep->rank) {
+    int rc = verbs_cm_decode(c->pd, c->pdlen, verbs_ep_key(tp, ep), 0, &m);
+    int job = !ep->keyed;
+    if (!rc && m.type == (job ? VERBS_CM_REJECT : VERBS_CM_PORT_REJECT) &&
+        m.nonce == ep->nonce && (!job || m.id == (uint64_t)ep->rank)) {
         if (m.verdict == VERBS_REJ_COLLISION)
             verbs_ep_event(tp, ep, VE_REJECTED_COLLISION, NULL);
         else
-            verbs_ep_event(tp, ep, VE_REJECTED, "rank %d refused the connection (see its "
-                           "error output)", ep->rank);
+            verbs_ep_event(tp, ep, VE_REJECTED, "%s refused the connection (%s)", ep->name,
+                           job ? "see its error output"
+                               : "its owner did not take it, or it is finalizing");
         return;
     }
-    verbs_ep_event(tp, ep, VE_REJECTED, "the connection to rank %d was rejected (status %d): "
-                   "no Faro process of this job listens there (did rank %d end?)", ep->rank,
-                   c->status, ep->rank);
+    if (job)
+        verbs_ep_event(tp, ep, VE_REJECTED, "the connection to rank %d was rejected (status "
+                       "%d): no Faro process of this job listens there (did rank %d end?)",
+                       ep->rank, c->status, ep->rank);
+    else
+        verbs_ep_event(tp, ep, VE_REJECTED, "the connection to %s was rejected (status %d): "
+                       "the key opens no port there (was the port closed?), no Faro process "
+                       "listens there any more, or it could not take one more connection (see "
+                       "its error output)", ep->name, c->status);
 }
 
 static const char *verbs_status(int status, char *buf, size_t len)
@@ -519,20 +488,20 @@ static void verbs_cm_event(faro_tp_t *tp, const struct verbs_cmev *c)
     switch (c->type) {
     case RDMA_CM_EVENT_ADDR_RESOLVED:
         if (c->id->verbs != tp->ctx)
-            verbs_ep_event(tp, ep, VE_ADDR_ERROR, "rank %d is reached through another RDMA "
-                           "device than %s (set FARO_VERBS_DEVICE?)", ep->rank, tp->ch.dev);
+            verbs_ep_event(tp, ep, VE_ADDR_ERROR, "%s is reached through another RDMA "
+                           "device than %s (set FARO_VERBS_DEVICE?)", ep->name, tp->ch.dev);
         else
             verbs_ep_event(tp, ep, VE_ADDR_RESOLVED, NULL);
         break;
     case RDMA_CM_EVENT_ADDR_ERROR:
-        verbs_ep_event(tp, ep, VE_ADDR_ERROR, "cannot resolve rank %d's address: %s", ep->rank,
+        verbs_ep_event(tp, ep, VE_ADDR_ERROR, "cannot resolve the address of %s: %s", ep->name,
                        verbs_status(c->status, st, sizeof st));
         break;
     case RDMA_CM_EVENT_ROUTE_RESOLVED:
         verbs_ep_event(tp, ep, VE_ROUTE_RESOLVED, NULL);
         break;
     case RDMA_CM_EVENT_ROUTE_ERROR:
-        verbs_ep_event(tp, ep, VE_ROUTE_ERROR, "no route to rank %d: %s", ep->rank,
+        verbs_ep_event(tp, ep, VE_ROUTE_ERROR, "no route to %s: %s", ep->name,
                        verbs_status(c->status, st, sizeof st));
         break;
     case RDMA_CM_EVENT_ESTABLISHED:
@@ -545,17 +514,17 @@ static void verbs_cm_event(faro_tp_t *tp, const struct verbs_cmev *c)
         verbs_rejected(tp, ep, c);
         break;
     case RDMA_CM_EVENT_UNREACHABLE:
-        verbs_ep_event(tp, ep, VE_UNREACHABLE, "rank %d is unreachable: %s", ep->rank,
+        verbs_ep_event(tp, ep, VE_UNREACHABLE, "%s is unreachable: %s", ep->name,
                        verbs_status(c->status, st, sizeof st));
         break;
     case RDMA_CM_EVENT_CONNECT_ERROR:
-        verbs_ep_event(tp, ep, VE_CONNECT_ERROR, "connecting with rank %d failed: %s",
-                       ep->rank, verbs_status(c->status, st, sizeof st));
+        verbs_ep_event(tp, ep, VE_CONNECT_ERROR, "connecting with %s failed: %s", ep->name,
+                       verbs_status(c->status, st, sizeof st));
         break;
     case RDMA_CM_EVENT_DISCONNECTED:
         (void)verbs_poll_cq(tp, 1 << 30); /* a goodbye already received comes first */
-        verbs_ep_event(tp, ep, VE_DISCONNECTED, "rank %d disconnected without saying goodbye "
-                       "(did its process end?)", ep->rank);
+        verbs_ep_event(tp, ep, VE_DISCONNECTED, "%s disconnected without saying goodbye "
+                       "(did its process end?)", ep->name);
         break;
     case RDMA_CM_EVENT_DEVICE_REMOVAL:
         verbs_ep_event(tp, ep, VE_DEVICE_REMOVAL, "the RDMA device %s was removed", tp->ch.dev);
@@ -632,6 +601,8 @@ void verbs_reap(faro_tp_t *tp)
             verbs_tx_abandon(tp, ep);
         }
         verbs_id_destroy(tp, ep);
+        if (ep->keyed) /* a port's connection is never made again: its buffers go */
+            verbs_ep_rx_free(ep);
         ep->zombie = 0;
         tp->nzombie--;
     }

@@ -80,7 +80,8 @@ static void verbs_sizes(faro_tp_t *tp)
 {
     const struct ibv_device_attr *d = &tp->dev_attr;
     struct verbs_plan_in in = {
-        .peers = tp->env->size - 1, .iwarp = tp->ch.iwarp, .max_qp_wr = d->max_qp_wr,
+        .peers = tp->env->size - 1,
+        .port_peers = (int)faro_tun_int(FARO_TUN_VERBS_PORT_PEERS), .iwarp = tp->ch.iwarp, .max_qp_wr = d->max_qp_wr,
         .max_srq = d->max_srq, .max_srq_wr = d->max_srq_wr, .max_cqe = d->max_cqe,
         .max_msg = tp->max_msg,
         .buf_size = (size_t)faro_tun_int(FARO_TUN_VERBS_BUF_SIZE),
@@ -234,7 +235,7 @@ static int verbs_init(faro_tp_t **out, const faro_tp_env_t *env, faro_tp_attr_t 
     }
 
     memset(attr, 0, sizeof *attr);
-    attr->caps = FARO_TP_CAP_GET | FARO_TP_CAP_PUT | FARO_TP_CAP_LOCAL_REG;
+    attr->caps = FARO_TP_CAP_GET | FARO_TP_CAP_PUT | FARO_TP_CAP_LOCAL_REG | FARO_TP_CAP_PORTS;
     /* send_inline copies out now: into the work request (the device's
      * inline data) when it fits, else into a send buffer. */
     attr->max_inline = tp->plan.max_inline;
@@ -335,8 +336,8 @@ const faro_tp_ops_t faro_tp_verbs_ops = {
     .addr_get = verbs_addr_get,
     .connect = verbs_connect,
     .wireup_done = verbs_wireup_done,
-    .listen = faro_tp_unsupported_listen,
-    .unlisten = faro_tp_unsupported_unlisten,
+    .listen = verbs_listen,
+    .unlisten = verbs_unlisten,
     .disconnect = verbs_disconnect,
     .set_handler = verbs_set_handler,
     .send_inline = verbs_send_inline,

@@ -33,7 +33,7 @@ void verbs_plan_make(const struct verbs_plan_in *in, struct verbs_plan *p)
     long max = in->max_cqe;
     p->ntx = (int)lmin(VERBS_MAX_TX, max / 2);
     long srq_bufs = p->srq ? lmin(in->srq_bufs, in->max_srq_wr) : 0;
-    long rx = p->srq ? srq_bufs : (long)in->peers * p->nrx;
+    long rx = p->srq ? srq_bufs : ((long)in->peers + in->port_peers) * p->nrx;
     if (p->ntx + rx > max)
         rx = max - p->ntx;
     p->cq_size = (int)(p->ntx + rx);

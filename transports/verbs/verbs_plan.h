@@ -13,8 +13,11 @@
  * credit messages) instead. Send side, per process: FARO_VERBS_SEND_BUFS
  * registered buffers and VERBS_MAX_TX send entries, whatever the number of
  * peers. The one completion queue must hold every send entry and every
- * posted receive; a device with a smaller CQ limits the receives (and so the
- * number of peers without an SRQ).
+ * posted receive; without an SRQ it has room for the buffers of every other
+ * rank and of FARO_VERBS_PORT_PEERS connections beyond the job (ports) at
+ * once (one count: connections of either kind may use the room); a device
+ * with a smaller CQ limits the receives (and so the number of peers without
+ * an SRQ).
  *
  * Attributes: a message is one buffer, so max_send is the buffer less the
  * transport's 8-byte header and the largest owner header, and max_inline the
@@ -40,6 +43,7 @@
 /* What the plan is made from. */
 struct verbs_plan_in {
     int peers;                    /* other ranks of the job */
+    int port_peers;               /* connections beyond the job (ports) at once */
     int iwarp;                    /* the device speaks iWARP */
     /* the device (ibv_query_device, ibv_query_port) */
     int max_qp_wr, max_srq, max_srq_wr, max_cqe;

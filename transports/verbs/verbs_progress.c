@@ -101,7 +101,8 @@ int verbs_ep_rx_post(faro_tp_t *tp, struct faro_tp_ep *ep, char *why, size_t why
         return 0;
     if (tp->rx_total + tp->nrx > tp->rx_capacity) {
         snprintf(why, whylen, "the completion queue has room for %d receive buffers, %d per "
-                 "peer: no more peers without a shared receive queue (lower "
+                 "peer: no more peers without a shared receive queue (raise "
+                 "FARO_VERBS_PORT_PEERS for more connections beyond the job, or lower "
                  "FARO_VERBS_SRQ_PEERS or FARO_VERBS_RECV_BUFS)", tp->rx_capacity, tp->nrx);
         return -1;
     }
@@ -144,8 +145,8 @@ static void verbs_rx_again(faro_tp_t *tp, struct verbs_rx *rx)
         return;
     int rc = verbs_rx_post(tp, rx);
     if (rc && ep)
-        verbs_ep_event(tp, ep, VE_QP_ERROR, "posting a receive buffer for rank %d again: %s",
-                       ep->rank, strerror(rc));
+        verbs_ep_event(tp, ep, VE_QP_ERROR, "posting a receive buffer for %s again: %s",
+                       ep->name, strerror(rc));
     else if (rc)
         faro_error("verbs: posting to the shared receive queue again: %s", strerror(rc));
 }
@@ -167,20 +168,20 @@ static void verbs_recv(faro_tp_t *tp, struct verbs_rx *rx, const struct ibv_wc *
     }
     int rc = verbs_msg_decode(rx->buf, wc->byte_len, FARO_TP_MAX_KINDS, FARO_TP_MAX_HDR, &m);
     if (rc) {
-        verbs_ep_event(tp, ep, VE_QP_ERROR, "rank %d sent a message that is %s", ep->rank,
+        verbs_ep_event(tp, ep, VE_QP_ERROR, "%s sent a message that is %s", ep->name,
                        verbs_wire_strerror(rc));
         verbs_rx_again(tp, rx);
         return;
     }
     if (st == VC_ACCEPTING && m.kind != VERBS_KIND_HELLO) {
-        verbs_ep_event(tp, ep, VE_QP_ERROR, "rank %d's first message was not its hello",
-                       ep->rank);
+        verbs_ep_event(tp, ep, VE_QP_ERROR, "the first message of %s was not its hello",
+                       ep->name);
         verbs_rx_again(tp, rx);
         return;
     }
     if (verbs_credit_returned(&ep->cr, m.credits, m.ctl) < 0) {
-        verbs_ep_event(tp, ep, VE_QP_ERROR, "rank %d returned more credits than it was "
-                       "granted", ep->rank);
+        verbs_ep_event(tp, ep, VE_QP_ERROR, "%s returned more credits than it was "
+                       "granted", ep->name);
         verbs_rx_again(tp, rx);
         return;
     }
@@ -214,8 +215,8 @@ static void verbs_wc_failed(faro_tp_t *tp, struct faro_tp_ep *ep, const struct i
 {
     if (!ep)
         return;
-    verbs_ep_event(tp, ep, VE_QP_ERROR, "%s rank %d failed: %s (vendor error %#x)", what,
-                   ep->rank, ibv_wc_status_str(wc->status), wc->vendor_err);
+    verbs_ep_event(tp, ep, VE_QP_ERROR, "%s %s failed: %s (vendor error %#x)", what,
+                   ep->name, ibv_wc_status_str(wc->status), wc->vendor_err);
 }
 
 static void verbs_complete(faro_tp_t *tp, const struct ibv_wc *wc)
@@ -303,8 +304,8 @@ void verbs_async_poll(faro_tp_t *tp)
         case IBV_EVENT_QP_REQ_ERR:
         case IBV_EVENT_QP_ACCESS_ERR:
             if ((ep = verbs_ep_by_qp(tp, ev.element.qp)))
-                verbs_ep_event(tp, ep, VE_QP_ERROR, "the connection to rank %d failed: %s",
-                               ep->rank, ibv_event_type_str(ev.event_type));
+                verbs_ep_event(tp, ep, VE_QP_ERROR, "the connection to %s failed: %s",
+                               ep->name, ibv_event_type_str(ev.event_type));
             break;
         case IBV_EVENT_COMM_EST: /* data before rdma_cm's RTU: tell rdma_cm (rdma_notify(3)) */
             if ((ep = verbs_ep_by_qp(tp, ev.element.qp)) && ep->id)

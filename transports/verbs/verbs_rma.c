@@ -135,7 +135,7 @@ int verbs_rkey_unpack(faro_tp_t *tp, struct faro_tp_ep *ep, const void *buf, siz
     struct verbs_rkey_wire k;
     int rc = verbs_rkey_decode(buf, len, &k);
     if (rc) {
-        faro_error("verbs: a remote key from rank %d is %s", ep->rank, verbs_wire_strerror(rc));
+        faro_error("verbs: a remote key from %s is %s", ep->name, verbs_wire_strerror(rc));
         return FARO_TP_ERR;
     }
     struct faro_tp_rkey *r = malloc(sizeof *r);
@@ -198,8 +198,8 @@ static int verbs_rma_post(faro_tp_t *tp, struct verbs_rma *r)
     verbs_tx_put(tp, tx);
     if (rc == ENOMEM)
         return FARO_TP_AGAIN;
-    verbs_ep_event(tp, ep, VE_QP_ERROR, "posting an RDMA %s of rank %d's memory failed: %s",
-                   r->put ? "write" : "read", ep->rank, strerror(rc));
+    verbs_ep_event(tp, ep, VE_QP_ERROR, "posting an RDMA %s of the memory of %s failed: %s",
+                   r->put ? "write" : "read", ep->name, strerror(rc));
     return -1;
 }
 
@@ -249,8 +249,8 @@ static int verbs_rma(faro_tp_t *tp, struct faro_tp_ep *ep, const struct iovec *l
     if (st == VC_FAILED || st == VC_CLOSED || st == VC_CLOSING)
         return FARO_TP_ERR;
     if (raddr < rkey->base || raddr + total > rkey->base + rkey->len || raddr + total < raddr) {
-        faro_error("verbs: a %s of %zu bytes at %#llx lies outside rank %d's registration "
-                   "[%#llx, +%llu)", what, total, (unsigned long long)raddr, ep->rank,
+        faro_error("verbs: a %s of %zu bytes at %#llx lies outside the registration of %s "
+                   "[%#llx, +%llu)", what, total, (unsigned long long)raddr, ep->name,
                    (unsigned long long)rkey->base, (unsigned long long)rkey->len);
         return FARO_TP_ERR;
     }

@@ -167,7 +167,7 @@ static int verbs_post_msg(faro_tp_t *tp, struct faro_tp_ep *ep, unsigned kind, c
         verbs_tx_put(tp, tx);
         if (rc == ENOMEM) /* the send queue is full after all */
             return FARO_TP_AGAIN;
-        verbs_ep_event(tp, ep, VE_QP_ERROR, "posting a send to rank %d failed: %s", ep->rank,
+        verbs_ep_event(tp, ep, VE_QP_ERROR, "posting a send to %s failed: %s", ep->name,
                        strerror(rc));
         return FARO_TP_ERR;
     }

@@ -176,12 +176,17 @@ int verbs_cm_decode(const uint8_t *buf, size_t len, const uint8_t key[16], uint6
     /* Compare the proof first: an answer about the fields is for key holders only. */
     if (get64(buf + 40) != verbs_cm_proof(buf, key, bind))
         return VERBS_WIRE_PROOF;
-    if (m->type < VERBS_CM_REQUEST || m->type > VERBS_CM_REJECT || get16(buf + 10) ||
-        (m->type == VERBS_CM_REJECT) != (m->verdict != VERBS_REJ_NONE) ||
-        m->verdict > VERBS_REJ_REFUSED || m->size == 0 || m->id >= m->size ||
-        m->dest >= m->size || m->id == m->dest)
+    int port = m->type >= VERBS_CM_PORT_REQUEST;
+    int type = port ? m->type - VERBS_CM_PORT : m->type; /* as a job's */
+    if (m->type < VERBS_CM_REQUEST || m->type > VERBS_CM_PORT_REJECT || get16(buf + 10) ||
+        (type == VERBS_CM_REJECT) != (m->verdict != VERBS_REJ_NONE) ||
+        m->verdict > VERBS_REJ_REFUSED)
         return VERBS_WIRE_MALFORMED;
-    if (m->type != VERBS_CM_REJECT && (m->credits == 0 || m->ctl == 0 || m->buf_size == 0))
+    if (port ? m->size || m->dest || (type != VERBS_CM_REQUEST && m->id) ||
+                   m->verdict == VERBS_REJ_COLLISION /* ports never collide */
+             : m->size == 0 || m->id >= m->size || m->dest >= m->size || m->id == m->dest)
+        return VERBS_WIRE_MALFORMED;
+    if (type != VERBS_CM_REJECT && (m->credits == 0 || m->ctl == 0 || m->buf_size == 0))
         return VERBS_WIRE_MALFORMED;
     return VERBS_WIRE_OK;
 }

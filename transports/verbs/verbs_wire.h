@@ -25,22 +25,28 @@
  *
  *      0  u32  magic     VERBS_MAGIC
  *      4  u8   version   VERBS_WIRE_VERSION
- *      5  u8   type      VERBS_CM_REQUEST, _ACCEPT or _REJECT
+ *      5  u8   type      VERBS_CM_REQUEST, _ACCEPT or _REJECT between ranks of
+ *                        a job; VERBS_CM_PORT_REQUEST, _ACCEPT or _REJECT on a
+ *                        port (endpoints outside the job)
  *      6  u8   verdict   reject: VERBS_REJ_COLLISION or _REFUSED; else 0
  *      7  u8   ctl       control credits the sender grants (buffers it posted)
  *      8  u16  credits   data credits the sender grants
  *     10  u16  reserved  0
  *     12  u32  buf_size  the sender's receive buffer size (must be equal)
- *     16  u64  id        request: the connector's job rank; else the acceptor's
- *     24  u32  size      the sender's job size
- *     28  u32  dest      request: the rank it is meant for; else the connector's
+ *     16  u64  id        request: the connector's job rank (port: the id its
+ *                        owner gave); else the acceptor's rank (port: 0)
+ *     24  u32  size      the sender's job size (port: 0)
+ *     28  u32  dest      request: the rank it is meant for; else the
+ *                        connector's (port: 0)
  *     32  u64  nonce     request: random; accept, reject: the request's, echoed
- *     40  u64  proof     SipHash-2-4 under the job key of bytes 0..39 and `bind`
+ *     40  u64  proof     SipHash-2-4 of bytes 0..39 and `bind` under the job
+ *                        key, or the port's key for the PORT types
  *
  *    `bind` is the acceptor's instance number (its address blob) for a
  *    request, so a request recorded from an earlier process is refused by a
  *    new one; 0 for an accept or a reject, which echo the request's nonce. The
- *    key itself never travels: the proof shows the sender knew it.
+ *    key itself never travels: the proof shows the sender knew it (a port's
+ *    acceptor finds the port by trying the key of every open port).
  *
  * 3. The address blob (40 bytes), published through the owner:
  *
@@ -65,7 +71,7 @@
 #pragma GCC visibility push(hidden)
 
 #define VERBS_MAGIC 0x56526146u /* "FaRV" read as little-endian bytes */
-#define VERBS_WIRE_VERSION 1
+#define VERBS_WIRE_VERSION 2 /* 2: the PORT connection messages */
 
 /* ---- 1. message header ---- */
 #define VERBS_MSG_HDR 8
@@ -98,7 +104,15 @@ int verbs_msg_decode(const uint8_t *buf, size_t len, unsigned nkinds, size_t max
 
 /* ---- 2. connection message ---- */
 #define VERBS_CM_LEN 48
-enum verbs_cm_type { VERBS_CM_REQUEST = 1, VERBS_CM_ACCEPT = 2, VERBS_CM_REJECT = 3 };
+enum verbs_cm_type {
+    VERBS_CM_REQUEST = 1,
+    VERBS_CM_ACCEPT = 2,
+    VERBS_CM_REJECT = 3,
+    VERBS_CM_PORT_REQUEST = 4,
+    VERBS_CM_PORT_ACCEPT = 5,
+    VERBS_CM_PORT_REJECT = 6,
+};
+#define VERBS_CM_PORT (VERBS_CM_PORT_REQUEST - VERBS_CM_REQUEST) /* job type + this: port's */
 enum verbs_verdict { VERBS_REJ_NONE = 0, VERBS_REJ_COLLISION = 1, VERBS_REJ_REFUSED = 2 };
 
 struct verbs_cm {
