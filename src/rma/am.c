@@ -158,21 +158,14 @@ static void accumulate(MPI_Win win, const struct rma_hdr *h, const struct rma_se
         }
         return;
     }
-    size_t n = h->len / e->size, ext = (size_t)e->extent;
-    char *packed = malloc(h->len), *in = malloc(n * ext), *io = malloc(n * ext);
-    if (packed && in && io) {
-        gather(a, s, h->nseg, packed);
-        faro_type_unpack(packed, h->len, io, e);
-        faro_type_unpack(data, h->len, in, e);
-        faro_op_reduce(op, in, io, n, e);
-        faro_type_pack(io, n, e, packed);
-        scatter(a, s, h->nseg, packed);
-    } else {
-        faro_fatal(MPI_ERR_NO_MEM, "one-sided accumulate: out of memory for %zu bytes", h->len);
-    }
+    char *packed = malloc(h->len);
+    if (!packed)
+        faro_fatal(MPI_ERR_NO_MEM, "one-sided accumulate: out of memory for %zu bytes",
+                   (size_t)h->len);
+    gather(a, s, h->nseg, packed);
+    faro_rma_reduce_packed(op, e, data, packed, h->len);
+    scatter(a, s, h->nseg, packed);
     free(packed);
-    free(in);
-    free(io);
 }
 
 static void reply(MPI_Win win, int src, const struct rma_hdr *h, void *buf, size_t len)

@@ -156,22 +156,6 @@ static void span(int count, MPI_Datatype t, MPI_Aint *lo, MPI_Aint *hi)
 
 /* ---- the operation ---- */
 
-struct rma_args {
-    const char *fn;
-    int kind;                   /* RMA_PUT ... RMA_CAS */
-    const void *oaddr;
-    int ocount;
-    MPI_Datatype otype;
-    void *raddr;                /* get: oaddr; gacc/cas: result */
-    int rcount;
-    MPI_Datatype rtype;
-    const void *caddr;          /* cas: compare */
-    int target;
-    MPI_Aint disp;
-    int tcount;
-    MPI_Datatype ttype;
-    MPI_Op op;
-};
 
 static int check_op(MPI_Win win, const struct rma_args *a)
 {
@@ -388,10 +372,11 @@ static int rma_call(const struct rma_args *a, MPI_Win win, MPI_Request *request)
         *request = ureq;
     }
     if (a->target == MPI_PROC_NULL || (a->tcount == 0 && a->kind != RMA_CAS) ||
-        a->ttype->size == 0) {
+        a->ttype->size == 0 || win->direct) {
         if (ureq)
-            ureq->complete = 1;
-        return MPI_SUCCESS;
+            ureq->complete = 1; /* a direct operation is complete when it returns */
+        return a->target != MPI_PROC_NULL && win->direct ? faro_rma_direct_op(win, a)
+                                                         : MPI_SUCCESS;
     }
     rc = rma_issue(win, a, ureq ? &ureq : NULL);
     if (rc && ureq) {

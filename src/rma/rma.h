@@ -122,6 +122,24 @@ int faro_rma_poll(void *arg); /* the poller of every window */
 /* 1 when [addr, addr + len) lies in the window's memory at this process. */
 int faro_rma_in_window(MPI_Win win, uintptr_t addr, size_t len);
 
+/* One operation as the program gave it (ops.c). */
+struct rma_args {
+    const char *fn;
+    int kind;                   /* RMA_PUT ... RMA_CAS */
+    const void *oaddr;
+    int ocount;
+    MPI_Datatype otype;
+    void *raddr;                /* get: oaddr; gacc/cas: result */
+    int rcount;
+    MPI_Datatype rtype;
+    const void *caddr;          /* cas: compare */
+    int target;
+    MPI_Aint disp;
+    int tcount;
+    MPI_Datatype ttype;
+    MPI_Op op;
+};
+
 /* ops.c / sync.c: the origin side */
 int faro_rma_origin_init(MPI_Win win);
 void faro_rma_origin_free(MPI_Win win);
@@ -138,7 +156,19 @@ int faro_rma_ctrl(MPI_Win win, int kind, int flags, int target, void *reply, siz
 /* Wait until every operation to target (-1: all) is complete here (local
  * completion); with ack, also acknowledged by the target (flush). */
 int faro_rma_complete(const char *fn, MPI_Win win, int target, int ack);
-/* The window of every live window, for the poller. */
+/* direct.c: windows whose every member's memory is mapped here (one node,
+ * MPI_Win_allocate or _allocate_shared, FARO_RMA_SHM_DIRECT): operations are
+ * loads, stores and reductions under a lock word of the target in the
+ * segment, and passive-target locks are lock words too. */
+int faro_rma_direct_op(MPI_Win win, const struct rma_args *a);
+void faro_rma_direct_lock(MPI_Win win, int rank, int excl);
+void faro_rma_direct_unlock(MPI_Win win, int rank, int excl);
+/* Bytes before the members' parts in a segment: one lock line per member. */
+size_t faro_rma_direct_header(int size);
+int faro_rma_direct_wanted(void);
+/* Q op= P, both packed elements of predefined type e (len bytes). */
+void faro_rma_reduce_packed(MPI_Op op, MPI_Datatype e, const void *p, void *q, size_t len);
+/* The list of every live window, for the poller. */
 extern struct faro_win *faro_rma_windows;
 /* Predefined datatypes and ops by number, as the messages name them. */
 int faro_type_predef_index(MPI_Datatype t);

@@ -74,6 +74,7 @@ int faro_rma_complete(const char *fn, MPI_Win win, int target, int ack)
     struct faro_rma_origin *o = win->o;
     int n = win->comm->size, lo = target < 0 ? 0 : target, hi = target < 0 ? n : target + 1;
     int rc = MPI_SUCCESS;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* direct windows' stores before what follows */
     if (ack) {
         int k = 0;
         struct faro_request **reqs = calloc((size_t)(hi - lo), sizeof *reqs);
@@ -175,6 +176,7 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     if (!r)
         return rc;
     win->t->exposure = n;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* this process's stores before the notices */
     for (int i = 0; i < n; i++)
         if (faro_rma_send_free(win, NULL, 0, r[i], RMA_TAG_POST))
             faro_fatal(MPI_ERR_INTERN, "%s: cannot notify rank %d", fn, r[i]);
@@ -226,6 +228,7 @@ int PMPI_Win_complete(MPI_Win win)
     if (o->naccess < 0)
         return faro_win_err(win, MPI_ERR_RMA_SYNC, "%s: no access epoch is open (call "
                             "MPI_Win_start first)", fn);
+    __atomic_thread_fence(__ATOMIC_SEQ_CST); /* direct stores before the COMPLETE notices */
     for (int i = 0; i < o->naccess; i++) {
         int t = o->access[i];
         if (faro_rma_ctrl(win, RMA_COMPLETE, 0, t, NULL, 0, NULL))
@@ -294,6 +297,11 @@ static int check_rank(const char *fn, MPI_Win win, int rank)
 /* Ask the targets [lo, hi) for a lock of the given type and wait for every grant. */
 static void acquire(const char *fn, MPI_Win win, int lo, int hi, int excl)
 {
+    if (win->direct) { /* lock words in the segment, in rank order */
+        for (int t = lo; t < hi; t++)
+            faro_rma_direct_lock(win, t, excl);
+        return;
+    }
     int n = hi - lo;
     struct faro_request **reqs = calloc((size_t)n, sizeof *reqs);
     if (!reqs)
@@ -308,9 +316,15 @@ static void acquire(const char *fn, MPI_Win win, int lo, int hi, int excl)
 }
 
 /* Release the locks of [lo, hi) (acknowledged: every operation is complete). */
-static int release(const char *fn, MPI_Win win, int lo, int hi)
+static int release(const char *fn, MPI_Win win, int lo, int hi, int excl)
 {
     struct faro_rma_origin *o = win->o;
+    if (win->direct) {
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        for (int t = lo; t < hi; t++)
+            faro_rma_direct_unlock(win, t, excl);
+        return MPI_SUCCESS;
+    }
     int n = hi - lo, rc = MPI_SUCCESS;
     struct faro_request **reqs = calloc((size_t)n, sizeof *reqs);
     struct rma_ack *acks = calloc((size_t)n, sizeof *acks);
@@ -379,10 +393,11 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
         return faro_win_err(win, MPI_ERR_RMA_SYNC, "%s: rank %d is not locked by this process "
                             "(MPI_Win_lock first%s)", fn, rank,
                             o->lock_all ? "; MPI_Win_lock_all ends with MPI_Win_unlock_all" : "");
-    int nocheck = o->lock[rank] & RMA_LOCK_NOCHECK;
+    int nocheck = o->lock[rank] & RMA_LOCK_NOCHECK, excl = (o->lock[rank] & 3) == 2;
     o->lock[rank] = 0;
     o->nlocks--;
-    return nocheck ? faro_rma_complete(fn, win, rank, 1) : release(fn, win, rank, rank + 1);
+    return nocheck ? faro_rma_complete(fn, win, rank, 1)
+                   : release(fn, win, rank, rank + 1, excl);
 }
 
 #pragma weak MPI_Win_lock_all = PMPI_Win_lock_all
@@ -417,7 +432,8 @@ int PMPI_Win_unlock_all(MPI_Win win)
         return faro_win_err(win, MPI_ERR_RMA_SYNC, "%s: MPI_Win_lock_all was not called", fn);
     int nocheck = o->lock_all & 2;
     o->lock_all = 0;
-    return nocheck ? faro_rma_complete(fn, win, -1, 1) : release(fn, win, 0, win->comm->size);
+    return nocheck ? faro_rma_complete(fn, win, -1, 1)
+                   : release(fn, win, 0, win->comm->size, 0);
 }
 
 static int check_passive(const char *fn, MPI_Win win, int rank)

@@ -48,7 +48,9 @@ struct faro_win {
     int node_local;          /* every member on this node */
     int no_locks;            /* info no_locks=true: passive target is erroneous */
     struct faro_win_rank *ranks; /* [comm->size] */
-    void *seg;               /* allocate_shared: the mapping of the node's segment */
+    void *seg;               /* the mapping of the node's segment (shared, and allocate on
+                              * one node when direct) */
+    int direct;              /* operations are loads and stores in seg (direct.c) */
     size_t seglen;
     void *owned;             /* allocate: the memory this window frees */
     struct faro_rma_origin *o; /* origin side of the protocol (rma.h) */

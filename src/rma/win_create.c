@@ -147,12 +147,12 @@ static int create_fail(MPI_Win w, int rc, MPI_Win *win)
 static int win_publish(const char *fn, MPI_Comm comm, MPI_Win w, void *base, MPI_Aint size,
                        int disp_unit, MPI_Win *win)
 {
-    if (w->flavor != MPI_WIN_FLAVOR_SHARED)
+    if (!w->seg)
         w->base = base;
     w->size = size;
     w->disp_unit = disp_unit;
     struct faro_win_rank me = {(uint64_t)(uintptr_t)w->base, (uint64_t)w->size, w->disp_unit};
-    if (w->flavor == MPI_WIN_FLAVOR_SHARED)
+    if (w->seg)
         me.base = (uint64_t)((char *)w->base - (char *)w->seg);
     int rc = PMPI_Allgather(&me, (int)sizeof me, MPI_BYTE, w->ranks, (int)sizeof me, MPI_BYTE,
                             w->comm);
@@ -185,6 +185,9 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
     return win_publish(fn, comm, w, base, size, disp_unit, win);
 }
 
+static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint size,
+                          int noncontig);
+
 #pragma weak MPI_Win_allocate = PMPI_Win_allocate
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
                       MPI_Win *win)
@@ -196,14 +199,19 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
         rc = faro_err(comm, MPI_ERR_ARG, "%s: baseptr is NULL", fn);
     if (rc)
         return rc;
+    MPI_Win w = NULL;
+    if ((rc = win_new(fn, comm, info, MPI_WIN_FLAVOR_ALLOCATE, &w)))
+        return create_fail(w, rc, win);
+    /* One node: a shared segment, so that operations are loads and stores. */
+    if (w->node_local && faro_rma_direct_wanted()) {
+        if ((rc = shared_segment(fn, comm, w, size, 0)))
+            return create_fail(w, rc, win);
+        *(void **)baseptr = w->base;
+        return win_publish(fn, comm, w, w->base, size, disp_unit, win);
+    }
     void *mem = NULL;
     if (size > 0 && posix_memalign(&mem, 64, (size_t)size))
         mem = NULL;
-    MPI_Win w = NULL;
-    if ((rc = win_new(fn, comm, info, MPI_WIN_FLAVOR_ALLOCATE, &w))) {
-        free(mem);
-        return create_fail(w, rc, win);
-    }
     w->owned = mem;
     if (size > 0 && !mem)
         return create_fail(w, faro_err(comm, MPI_ERR_NO_MEM, "%s: cannot allocate %ld bytes",
@@ -223,7 +231,8 @@ static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint siz
         return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     long long mine = size;
     int rc = PMPI_Allgather(&mine, 1, MPI_LONG_LONG, sizes, 1, MPI_LONG_LONG, c);
-    size_t align = noncontig ? (size_t)sysconf(_SC_PAGESIZE) : 64, total = 0, off = 0;
+    size_t align = noncontig ? (size_t)sysconf(_SC_PAGESIZE) : 64, off = 0;
+    size_t total = (faro_rma_direct_header(n) + align - 1) / align * align; /* lock lines */
     for (int r = 0; r < n; r++) {
         if (r == c->rank)
             off = total;
@@ -232,8 +241,6 @@ static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint siz
     free(sizes);
     if (rc)
         return faro_err(comm, MPI_ERR_OTHER, "%s: exchanging the sizes failed", fn);
-    if (total == 0)
-        total = 64;
     char name[300];
     snprintf(name, sizeof name, "/%s-win-%u-%d", faro.jobid, (unsigned)c->context_id,
              faro_comm_world_rank(c, 0));
@@ -266,6 +273,7 @@ static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint siz
     w->seg = seg;
     w->seglen = total;
     w->base = (char *)seg + off;
+    w->direct = faro_rma_direct_wanted();
     return MPI_SUCCESS;
 }
 

@@ -8,7 +8,10 @@
  * serves the origin; without it nothing can, and the test fails (the
  * target's loop ends with the flag still 0). No assertion is on time: the
  * 5 s bound only ends the wait. Other ranks only take part in the
- * collectives.
+ * collectives. The window comes from MPI_Win_create (operations are
+ * messages the target applies); with RMA_ASYNC_ALLOCATE=1 from
+ * MPI_Win_allocate, which on one node is a shared segment the origin works
+ * in itself: then it must pass without the progress thread too.
  */
 #include <time.h>
 
@@ -18,10 +21,14 @@ int main(int argc, char **argv)
 {
     tu_init(&argc, &argv, "rma_async");
     tu_need_ranks(2);
-    int *mem;
+    int *mem = NULL;
     MPI_Win win;
-    TU_CHECK(MPI_Win_allocate(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
-                              &win));
+    if (tu_env_int("RMA_ASYNC_ALLOCATE", 0))
+        TU_CHECK(MPI_Win_allocate(2 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD,
+                                  &mem, &win));
+    else
+        TU_CHECK(MPI_Win_create(mem = malloc(2 * sizeof(int)), 2 * sizeof(int), sizeof(int),
+                                MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     mem[0] = mem[1] = 0;
     TU_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     if (tu_rank == 1) {
@@ -49,6 +56,8 @@ int main(int argc, char **argv)
     }
     TU_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     TU_CHECK(MPI_Win_free(&win));
+    if (!tu_env_int("RMA_ASYNC_ALLOCATE", 0))
+        free(mem);
     tu_finish();
     return 0;
 }
