@@ -189,7 +189,9 @@ static int check_op(MPI_Win win, const struct rma_args *a)
                             "target %zu (the type signatures must match)", fn,
                             a->kind == RMA_GET ? "origin" : "result",
                             (size_t)a->rcount * a->rtype->size, tbytes);
-    if (a->kind == RMA_ACC || a->kind == RMA_GACC) {
+    /* Zero elements: nothing to combine, so no op to check (MPICH and Open MPI accept
+     * MPI_SUM on MPI_BYTE there, and mpi4py relies on it). */
+    if ((a->kind == RMA_ACC || a->kind == RMA_GACC) && tbytes > 0) {
         if (a->op == MPI_OP_NULL || a->op->magic != FARO_OP_MAGIC)
             return faro_win_err(win, MPI_ERR_OP, "%s: op is not a valid operation", fn);
         if (!a->op->predefined)
@@ -297,7 +299,9 @@ static int rma_issue(MPI_Win win, const struct rma_args *a, struct faro_request 
     int64_t disp = (int64_t)a->disp * (win->flavor == MPI_WIN_FLAVOR_DYNAMIC
                                            ? 1 : win->ranks[t].disp_unit);
     h.addr = (uint64_t)(disp + first);
-    if (a->kind == RMA_ACC || a->kind == RMA_GACC) {
+    /* Zero elements: nothing to combine, so no op to check (MPICH and Open MPI accept
+     * MPI_SUM on MPI_BYTE there, and mpi4py relies on it). */
+    if ((a->kind == RMA_ACC || a->kind == RMA_GACC) && tbytes > 0) {
         h.op = (uint8_t)a->op->kind;
         if (a->ttype->basic)
             h.elem = faro_type_predef_index(a->ttype->basic);
@@ -377,6 +381,11 @@ static int rma_call(const struct rma_args *a, MPI_Win win, MPI_Request *request)
             ureq->complete = 1; /* a direct operation is complete when it returns */
         return a->target != MPI_PROC_NULL && win->direct ? faro_rma_direct_op(win, a)
                                                          : MPI_SUCCESS;
+    }
+    if (faro_rma_single_op(win, a)) { /* copied by the transport, complete */
+        if (ureq)
+            ureq->complete = 1;
+        return MPI_SUCCESS;
     }
     rc = rma_issue(win, a, ureq ? &ureq : NULL);
     if (rc && ureq) {

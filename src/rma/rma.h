@@ -163,6 +163,13 @@ int faro_rma_complete(const char *fn, MPI_Win win, int target, int ack);
 int faro_rma_direct_op(MPI_Win win, const struct rma_args *a);
 void faro_rma_direct_lock(MPI_Win win, int rank, int excl);
 void faro_rma_direct_unlock(MPI_Win win, int rank, int excl);
+/* single.c: single-copy puts and gets through the transport (CMA, self) for
+ * windows of the program's memory. init is collective (it exchanges keys);
+ * op returns 1 when it did the operation (complete), 0 when it must travel
+ * as a message. */
+int faro_rma_single_init(MPI_Win win);
+void faro_rma_single_free(MPI_Win win);
+int faro_rma_single_op(MPI_Win win, const struct rma_args *a);
 /* Bytes before the members' parts in a segment: one lock line per member. */
 size_t faro_rma_direct_header(int size);
 int faro_rma_direct_wanted(void);

@@ -25,6 +25,7 @@
 struct faro_attr;
 struct faro_rma_origin;
 struct faro_rma_target;
+struct faro_rma_single;
 
 /* What each member published at creation, indexed by its rank in the window. */
 struct faro_win_rank {
@@ -55,6 +56,7 @@ struct faro_win {
     void *owned;             /* allocate: the memory this window frees */
     struct faro_rma_origin *o; /* origin side of the protocol (rma.h) */
     struct faro_rma_target *t; /* target side */
+    struct faro_rma_single *sc; /* single-copy keys (single.c), or NULL */
     struct faro_win *next;   /* the list of live windows the poller serves */
 };
 

@@ -116,6 +116,7 @@ static int win_new(const char *fn, MPI_Comm comm, MPI_Info info, int flavor, MPI
 
 static void win_destroy(MPI_Win w)
 {
+    faro_rma_single_free(w);
     faro_rma_target_free(w);
     faro_rma_origin_free(w);
     if (w->seg)
@@ -156,6 +157,9 @@ static int win_publish(const char *fn, MPI_Comm comm, MPI_Win w, void *base, MPI
         me.base = (uint64_t)((char *)w->base - (char *)w->seg);
     int rc = PMPI_Allgather(&me, (int)sizeof me, MPI_BYTE, w->ranks, (int)sizeof me, MPI_BYTE,
                             w->comm);
+    /* The program's memory (every member alike): single-copy keys where a transport has them. */
+    if (!rc && !w->seg && w->flavor != MPI_WIN_FLAVOR_DYNAMIC && faro_rma_direct_wanted())
+        rc = faro_rma_single_init(w);
     if (rc)
         return create_fail(w, faro_err(comm, MPI_ERR_OTHER, "%s: exchanging the window's "
                                        "addresses failed", fn), win);

@@ -44,21 +44,22 @@ for d in $dirs; do
 done
 
 status=0 npass=0 nfail=0 nskip=0
-# run NAME NP LOG PROG ARGS...: one run, counted.
+# run NAME NP LOG PROG ARGS...: one run, counted (its variables are run_*:
+# a shell function shares the caller's).
 run() {
-    name=$1 np=$2 log=$3
+    run_name=$1 run_np=$2 run_log=$3
     shift 3
-    if timeout -k 5 300 "$build/mpiexec" -n "$np" "$@" >"$log" 2>&1 &&
-       grep -Eq '^ *[0-9]' "$log"; then
+    if timeout -k 5 300 "$build/mpiexec" -n "$run_np" "$@" >"$run_log" 2>&1 &&
+       grep -Eq '^ *[0-9]' "$run_log"; then
         npass=$((npass + 1))
-        echo "PASS $name -n $np"
-    elif grep -q 'Invalid option or invalid argument \[-s' "$log"; then
+        echo "PASS $run_name -n $run_np"
+    elif grep -q 'Invalid option or invalid argument \[-s' "$run_log"; then
         nskip=$((nskip + 1))
-        echo "SKIP $name -n $np (the program does not offer it)"
+        echo "SKIP $run_name -n $run_np (the program does not offer it)"
     else
         nfail=$((nfail + 1)) status=1
-        echo "FAIL $name -n $np (log: $log)"
-        tail -5 "$log" | sed 's/^/    | /'
+        echo "FAIL $run_name -n $run_np (log: $run_log)"
+        tail -5 "$run_log" | sed 's/^/    | /'
     fi
 }
 for d in $dirs; do
@@ -76,10 +77,10 @@ for d in $dirs; do
                 syncs=$("$prog" --help 2>&1 | sed -n '/--sync-option/,/--help/p' |
                         awk '{print $1}' | grep -Ex 'pscw|fence|lock|flush|flush_local|lock_all')
                 for w in create allocate dynamic; do
-                    for s in $syncs; do
+                    for sy in $syncs; do
                         # shellcheck disable=SC2086
-                        run "$name -w $w -s $s" "$np" "$work/$name.$w.$s.log" "$prog" $args \
-                            -w "$w" -s "$s"
+                        run "$name -w $w -s $sy" "$np" "$work/$name.$w.$sy.log" "$prog" $args \
+                            -w "$w" -s "$sy"
                     done
                 done
                 continue ;;

@@ -9,7 +9,8 @@
  *     (MPI_ERR_RANK), past the end of the target's window or at a negative
  *     displacement (MPI_ERR_RMA_RANGE), with mismatched sizes
  *     (MPI_ERR_TYPE), an accumulate with a user op or an op the type does
- *     not take (MPI_ERR_OP);
+ *     not take (MPI_ERR_OP), but a zero-count one is not checked (mpi4py's
+ *     testGetAccumulate: MPI_SUM on 0 MPI_BYTE);
  *   - synchronization out of order: unlock without lock, lock twice,
  *     flush without a lock, complete without start, wait without post, a
  *     fence inside a lock epoch, free with a lock held (MPI_ERR_RMA_SYNC);
@@ -86,6 +87,12 @@ int main(int argc, char **argv)
     double d = 1;
     TU_EXPECT_CLASS(MPI_Accumulate(&d, 1, MPI_DOUBLE, right, 0, 1, MPI_DOUBLE, MPI_BAND, win),
                     MPI_ERR_OP);
+    /* zero elements: no op to check (as MPICH and Open MPI); one: MPI_SUM on MPI_BYTE is wrong */
+    char c0 = 0, r0 = 0;
+    TU_CHECK(MPI_Get_accumulate(&c0, 0, MPI_BYTE, &r0, 0, MPI_BYTE, right, 0, 0, MPI_BYTE,
+                                MPI_SUM, win));
+    TU_EXPECT_CLASS(MPI_Get_accumulate(&c0, 1, MPI_BYTE, &r0, 1, MPI_BYTE, right, 0, 1,
+                                       MPI_BYTE, MPI_SUM, win), MPI_ERR_OP);
     TU_CHECK(MPI_Win_unlock(right, win));
 
     MPI_Aint qs;
