@@ -5,9 +5,9 @@
 # mpicc, then runs every program to completion under Faro's mpiexec:
 # collectives with 2, 4 and 8 processes, point-to-point with 2 (the
 # multi-pair ones with 2 and 4), one-sided ones with 2, once per window
-# creation (-w create, allocate, dynamic) and synchronization (-s, each one
-# the program's help lists; one it then refuses as invalid is not offered:
-# SKIP).
+# creation (-w create, allocate, dynamic) and synchronization (-s pscw,
+# fence, lock, flush, flush_local, lock_all; one the program refuses as
+# invalid is not offered: SKIP).
 #
 # usage: OSU_SRC=DIR tests/clients/osu.sh [BUILD_DIR]   (default ./_build)
 #   OSU_SRC     an unpacked OSU micro-benchmarks source tree (7.x; it is not
@@ -74,10 +74,8 @@ for d in $dirs; do
             esac
             case $d in
             */one-sided) [ "$np" = 2 ] || continue
-                syncs=$("$prog" --help 2>&1 | sed -n '/--sync-option/,/--help/p' |
-                        awk '{print $1}' | grep -Ex 'pscw|fence|lock|flush|flush_local|lock_all')
                 for w in create allocate dynamic; do
-                    for sy in $syncs; do
+                    for sy in pscw fence lock flush flush_local lock_all; do
                         # shellcheck disable=SC2086
                         run "$name -w $w -s $sy" "$np" "$work/$name.$w.$sy.log" "$prog" $args \
                             -w "$w" -s "$sy"
