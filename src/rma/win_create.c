@@ -47,9 +47,10 @@ static int info_true(MPI_Info info, const char *key)
     return v && strcmp(v, "true") == 0;
 }
 
-/* Arguments common to every flavour. */
+/* Arguments common to every flavour; baseptr is checked when the call has one
+ * (the allocating ones: allocating = 1). */
 static int check_args(const char *fn, MPI_Comm comm, MPI_Aint size, int disp_unit,
-                      MPI_Info info, void *out)
+                      MPI_Info info, void *out, int allocating, const void *baseptr)
 {
     if (faro_comm_check(comm))
         return faro_comm_bad(fn, comm);
@@ -65,6 +66,8 @@ static int check_args(const char *fn, MPI_Comm comm, MPI_Aint size, int disp_uni
         return faro_err(comm, MPI_ERR_INFO, "%s: info is not a valid info object", fn);
     if (!out)
         return faro_err(comm, MPI_ERR_ARG, "%s: win pointer is NULL", fn);
+    if (allocating && !baseptr)
+        return faro_err(comm, MPI_ERR_ARG, "%s: baseptr is NULL", fn);
     return MPI_SUCCESS;
 }
 
@@ -177,7 +180,7 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
 {
     static const char fn[] = "MPI_Win_create";
     FARO_LOCKED;
-    int rc = check_args(fn, comm, size, disp_unit, info, win);
+    int rc = check_args(fn, comm, size, disp_unit, info, win, 0, NULL);
     if (rc)
         return rc;
     if (!base && size > 0)
@@ -198,9 +201,7 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
 {
     static const char fn[] = "MPI_Win_allocate";
     FARO_LOCKED;
-    int rc = check_args(fn, comm, size, disp_unit, info, win);
-    if (!rc && !baseptr)
-        rc = faro_err(comm, MPI_ERR_ARG, "%s: baseptr is NULL", fn);
+    int rc = check_args(fn, comm, size, disp_unit, info, win, 1, baseptr);
     if (rc)
         return rc;
     MPI_Win w = NULL;
@@ -287,9 +288,7 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
 {
     static const char fn[] = "MPI_Win_allocate_shared";
     FARO_LOCKED;
-    int rc = check_args(fn, comm, size, disp_unit, info, win);
-    if (!rc && !baseptr)
-        rc = faro_err(comm, MPI_ERR_ARG, "%s: baseptr is NULL", fn);
+    int rc = check_args(fn, comm, size, disp_unit, info, win, 1, baseptr);
     if (rc)
         return rc;
     MPI_Win w = NULL;
@@ -339,7 +338,7 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
     static const char fn[] = "MPI_Win_create_dynamic";
     FARO_LOCKED;
-    int rc = check_args(fn, comm, 0, 1, info, win);
+    int rc = check_args(fn, comm, 0, 1, info, win, 0, NULL);
     if (rc)
         return rc;
     MPI_Win w = NULL;

@@ -155,29 +155,24 @@ int PMPI_Win_call_errhandler(MPI_Win win, int code)
 
 /* ---- predefined attributes ---- */
 
+/* The values live in the window (the standard hands out pointers to them). */
 int faro_win_predefined_attr(MPI_Win win, int keyval, void *value, int *flag)
 {
-    static MPI_Aint size;   /* the standard hands out pointers to these */
-    static int disp_unit, flavor, model;
     switch (keyval) {
     case MPI_WIN_BASE:
         *(void **)value = win->base;
         break;
     case MPI_WIN_SIZE:
-        size = win->size;
-        *(void **)value = &size;
+        *(void **)value = &win->size;
         break;
     case MPI_WIN_DISP_UNIT:
-        disp_unit = win->disp_unit;
-        *(void **)value = &disp_unit;
+        *(void **)value = &win->disp_unit;
         break;
     case MPI_WIN_CREATE_FLAVOR:
-        flavor = win->flavor;
-        *(void **)value = &flavor;
+        *(void **)value = &win->flavor;
         break;
     case MPI_WIN_MODEL:
-        model = win->model;
-        *(void **)value = &model;
+        *(void **)value = &win->model;
         break;
     default:
         return 0;
