@@ -2,7 +2,8 @@
  * rma_win: what a window is besides its operations:
  *   - the predefined attributes MPI_WIN_BASE, MPI_WIN_SIZE,
  *     MPI_WIN_DISP_UNIT, MPI_WIN_CREATE_FLAVOR and MPI_WIN_MODEL for each
- *     flavour (create, allocate, allocate_shared, dynamic);
+ *     flavour (create, allocate, allocate_shared, dynamic); the pointer one
+ *     window's MPI_WIN_SIZE gave still reads its size after another's is read;
  *   - MPI_Win_get_group equals the creation communicator's group;
  *   - MPI_Win_set_info / get_info keep the program's hints and report the
  *     standard ones; no_locks=true forbids MPI_Win_lock;
@@ -142,6 +143,16 @@ int main(int argc, char **argv)
     void *abase;
     TU_CHECK(MPI_Win_allocate(100, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &abase, &win));
     attrs(win, abase, 100, 1, MPI_WIN_FLAVOR_ALLOCATE);
+    /* the attribute's pointer stays the window's own after another window is asked */
+    MPI_Win other;
+    MPI_Aint *sz1, *sz2;
+    int fl;
+    TU_CHECK(MPI_Win_create(buf, 16, 2, MPI_INFO_NULL, MPI_COMM_WORLD, &other));
+    TU_CHECK(MPI_Win_get_attr(win, MPI_WIN_SIZE, &sz1, &fl));
+    TU_CHECK(MPI_Win_get_attr(other, MPI_WIN_SIZE, &sz2, &fl));
+    TU_ASSERT(*sz1 == 100 && *sz2 == 16, "MPI_WIN_SIZE of two windows read %ld and %ld, "
+              "expected 100 and 16", (long)*sz1, (long)*sz2);
+    TU_CHECK(MPI_Win_free(&other));
     TU_CHECK(MPI_Win_free(&win));
 
     TU_CHECK(MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &win));
