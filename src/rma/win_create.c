@@ -192,8 +192,8 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
     return win_publish(fn, comm, w, base, size, disp_unit, win);
 }
 
-static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint size,
-                          int noncontig);
+static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint size, int noncontig,
+                          int raise);
 
 #pragma weak MPI_Win_allocate = PMPI_Win_allocate
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
@@ -207,10 +207,9 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
     MPI_Win w = NULL;
     if ((rc = win_new(fn, comm, info, MPI_WIN_FLAVOR_ALLOCATE, &w)))
         return create_fail(w, rc, win);
-    /* One node: a shared segment, so that operations are loads and stores. */
-    if (w->node_local && faro_rma_direct_wanted()) {
-        if ((rc = shared_segment(fn, comm, w, size, 0)))
-            return create_fail(w, rc, win);
+    /* One node: a shared segment, so that operations are loads and stores; private
+     * memory (operations as messages) when /dev/shm cannot hold it. */
+    if (w->node_local && faro_rma_direct_wanted() && !shared_segment(fn, comm, w, size, 0, 0)) {
         *(void **)baseptr = w->base;
         return win_publish(fn, comm, w, w->base, size, disp_unit, win);
     }
@@ -227,15 +226,18 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
 
 /* Map the node's segment for a shared window: rank 0 creates it with the
  * parts of every member, the others open it once it exists. */
-static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint size, int noncontig)
+static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint size, int noncontig,
+                          int raise)
 {
     MPI_Comm c = w->comm;
     int n = c->size;
-    long long *sizes = malloc((size_t)n * sizeof *sizes);
-    if (!sizes)
-        return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    long long mine = size;
-    int rc = PMPI_Allgather(&mine, 1, MPI_LONG_LONG, sizes, 1, MPI_LONG_LONG, c);
+    long long *sizes = malloc((size_t)n * sizeof *sizes), mine = size;
+    int rc = sizes ? PMPI_Allgather(&mine, 1, MPI_LONG_LONG, sizes, 1, MPI_LONG_LONG, c)
+                   : MPI_ERR_NO_MEM;
+    if (rc) {
+        free(sizes);
+        return raise ? faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn) : rc;
+    }
     size_t align = noncontig ? (size_t)sysconf(_SC_PAGESIZE) : 64, off = 0;
     size_t total = (faro_rma_direct_header(n) + align - 1) / align * align; /* lock lines */
     for (int r = 0; r < n; r++) {
@@ -244,15 +246,14 @@ static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint siz
         total += ((size_t)sizes[r] + align - 1) / align * align;
     }
     free(sizes);
-    if (rc)
-        return faro_err(comm, MPI_ERR_OTHER, "%s: exchanging the sizes failed", fn);
     char name[300];
     snprintf(name, sizeof name, "/%s-win-%u-%d", faro.jobid, (unsigned)c->context_id,
              faro_comm_world_rank(c, 0));
     int fd = -1, err = 0;
     if (c->rank == 0) {
         fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL, 0600);
-        if (fd < 0 || ftruncate(fd, (off_t)total) != 0)
+        /* the pages are reserved now: a full /dev/shm fails here, not with SIGBUS later */
+        if (fd < 0 || ftruncate(fd, (off_t)total) != 0 || posix_fallocate(fd, 0, (off_t)total))
             err = 1;
     }
     int any = 0;
@@ -271,9 +272,11 @@ static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint siz
     if (any) {
         if (seg != MAP_FAILED)
             munmap(seg, total);
+        if (!raise)
+            return MPI_ERR_NO_MEM;
         return faro_err(comm, MPI_ERR_NO_MEM, "%s: cannot create the shared segment of %zu "
-                        "bytes in /dev/shm (%s)", fn, total,
-                        err ? "here" : "at another member");
+                        "bytes in /dev/shm (%s; is /dev/shm large enough? df /dev/shm)", fn,
+                        total, err ? "here" : "at another member");
     }
     w->seg = seg;
     w->seglen = total;
@@ -301,7 +304,7 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
                                        "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED))", fn),
                            win);
     }
-    if ((rc = shared_segment(fn, comm, w, size, info_true(info, "alloc_shared_noncontig"))))
+    if ((rc = shared_segment(fn, comm, w, size, info_true(info, "alloc_shared_noncontig"), 1)))
         return create_fail(w, rc, win);
     *(void **)baseptr = w->base;
     return win_publish(fn, comm, w, w->base, size, disp_unit, win);
