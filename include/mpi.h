@@ -63,6 +63,8 @@ typedef struct MPI_Status {
 
 typedef void MPI_Comm_errhandler_function(MPI_Comm *, int *, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef void MPI_Win_errhandler_function(MPI_Win *, int *, ...);
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
 
 /* ---- predefined objects (inside the library) ----
  * Declared as opaque fixed-size objects (see the top of this file); the
@@ -366,6 +368,26 @@ extern int faro_mpi_unweighted, faro_mpi_weights_empty;
 #define MPI_UNIVERSE_SIZE 5
 #define MPI_APPNUM 6
 #define MPI_LASTUSEDCODE 7
+/* predefined window attributes (MPI_Win_get_attr) */
+#define MPI_WIN_BASE 8
+#define MPI_WIN_SIZE 9
+#define MPI_WIN_DISP_UNIT 10
+#define MPI_WIN_CREATE_FLAVOR 11
+#define MPI_WIN_MODEL 12
+#define MPI_WIN_FLAVOR_CREATE 1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC 3
+#define MPI_WIN_FLAVOR_SHARED 4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED 2
+/* one-sided synchronization */
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED 235
+#define MPI_MODE_NOCHECK 1024
+#define MPI_MODE_NOSTORE 2048
+#define MPI_MODE_NOPUT 4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
 typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int comm_keyval, void *extra_state,
                                         void *attribute_val_in, void *attribute_val_out,
                                         int *flag);
@@ -667,13 +689,51 @@ FARO_API(int, Add_error_class, (int *errorclass))
 FARO_API(int, Add_error_code, (int errorclass, int *errorcode))
 FARO_API(int, Add_error_string, (int errorcode, const char *string))
 
-/* one-sided: not implemented; creating a window is MPI_ERR_UNSUPPORTED_OPERATION */
+/* one-sided communication (src/rma/) */
 FARO_API(int, Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win))
 FARO_API(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win))
+FARO_API(int, Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win))
+FARO_API(int, Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr))
 FARO_API(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win))
 FARO_API(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size))
 FARO_API(int, Win_detach, (MPI_Win win, const void *base))
 FARO_API(int, Win_free, (MPI_Win *win))
+FARO_API(int, Win_get_group, (MPI_Win win, MPI_Group *group))
+FARO_API(int, Win_set_info, (MPI_Win win, MPI_Info info))
+FARO_API(int, Win_get_info, (MPI_Win win, MPI_Info *info_used))
+FARO_API(int, Win_set_name, (MPI_Win win, const char *win_name))
+FARO_API(int, Win_get_name, (MPI_Win win, char *win_name, int *resultlen))
+FARO_API(int, Win_create_errhandler, (MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler))
+FARO_API(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler))
+FARO_API(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler))
+FARO_API(int, Win_call_errhandler, (MPI_Win win, int errorcode))
+FARO_API(MPI_Fint, Win_c2f, (MPI_Win win))
+FARO_API(MPI_Win, Win_f2c, (MPI_Fint win))
+FARO_API(int, Put, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win))
+FARO_API(int, Get, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win))
+FARO_API(int, Accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+FARO_API(int, Get_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+FARO_API(int, Fetch_and_op, (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win))
+FARO_API(int, Compare_and_swap, (const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win))
+FARO_API(int, Rput, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request))
+FARO_API(int, Rget, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request))
+FARO_API(int, Raccumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request))
+FARO_API(int, Rget_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request))
+FARO_API(int, Win_fence, (int assert, MPI_Win win))
+FARO_API(int, Win_post, (MPI_Group group, int assert, MPI_Win win))
+FARO_API(int, Win_start, (MPI_Group group, int assert, MPI_Win win))
+FARO_API(int, Win_complete, (MPI_Win win))
+FARO_API(int, Win_wait, (MPI_Win win))
+FARO_API(int, Win_test, (MPI_Win win, int *flag))
+FARO_API(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win))
+FARO_API(int, Win_unlock, (int rank, MPI_Win win))
+FARO_API(int, Win_lock_all, (int assert, MPI_Win win))
+FARO_API(int, Win_unlock_all, (MPI_Win win))
+FARO_API(int, Win_flush, (int rank, MPI_Win win))
+FARO_API(int, Win_flush_all, (MPI_Win win))
+FARO_API(int, Win_flush_local, (int rank, MPI_Win win))
+FARO_API(int, Win_flush_local_all, (MPI_Win win))
+FARO_API(int, Win_sync, (MPI_Win win))
 
 /* collectives (area: coll) */
 FARO_API(int, Barrier, (MPI_Comm comm))

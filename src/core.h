@@ -21,7 +21,7 @@
 #include "objects/op.h"
 #include "objects/info.h"
 #include "objects/attr.h"
-#include "objects/win.h"
+#include "rma/win.h"
 
 /* ---- errors ---- */
 

@@ -627,6 +627,8 @@ int PMPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
 {
     FARO_LOCKED;
     CHECK_WIN("MPI_Win_get_attr", win);
+    if (value && flag && faro_win_predefined_attr(win, keyval, value, flag))
+        return MPI_SUCCESS;
     return get_attr("MPI_Win_get_attr", FARO_ATTR_WIN, MPI_COMM_NULL, win->attrs, keyval, value,
                     flag);
 }

@@ -143,6 +143,22 @@ __attribute__((constructor)) static void type_arena_init(void)
         faro_arena_add_fixed(&type_pool.arena, *t, sizeof(struct faro_datatype_predefined));
 }
 
+/* Predefined types by their place in the library's table: the same in every
+ * process of a job (one-sided requests name element types this way). */
+int faro_type_predef_index(MPI_Datatype t)
+{
+    for (MPI_Datatype const *p = __start_faro_predefined_types; p < __stop_faro_predefined_types;
+         p++)
+        if (*p == t)
+            return (int)(p - __start_faro_predefined_types);
+    return -1;
+}
+
+MPI_Datatype faro_type_predef_at(int i)
+{
+    return __start_faro_predefined_types[i];
+}
+
 MPI_Datatype faro_type_alloc(void)
 {
     struct faro_datatype *t = faro_pool_get(&type_pool);

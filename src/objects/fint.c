@@ -30,6 +30,7 @@ CONVERT(Op, MPI_Op, FARO_H_OP)
 CONVERT(Info, MPI_Info, FARO_H_INFO)
 CONVERT(Errhandler, MPI_Errhandler, FARO_H_ERRHANDLER)
 CONVERT(Message, MPI_Message, FARO_H_MESSAGE)
+CONVERT(Win, MPI_Win, FARO_H_WIN)
 
 /* The integer form of a status is the C struct's words (MPI_F_STATUS_SIZE),
  * so MPI_F_SOURCE/TAG/ERROR index the public fields. */

@@ -203,29 +203,6 @@ static void call_user(MPI_Errhandler eh, MPI_Comm comm, int code)
     eh->fn(&c, &k);
 }
 
-int faro_err(MPI_Comm comm, int errclass, const char *fmt, ...)
-{
-    unsigned slot = atomic_fetch_add_explicit(&ring_next, 1, memory_order_relaxed) % RING;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ring[slot], sizeof ring[slot], fmt, ap);
-    va_end(ap);
-    int code = errclass | (int)((slot + 1) << CLASS_BITS);
-
-    MPI_Errhandler eh = handler_of(&comm);
-    switch (eh->kind) {
-    case FARO_EH_RETURN:
-        return code;
-    case FARO_EH_USER:
-        call_user(eh, comm, code);
-        return code;
-    default:
-        faro_fatal(errclass, "%s (%s; set MPI_ERRORS_RETURN on the communicator to handle "
-                   "errors in the program)", ring[slot],
-                   errclass < MPI_ERR_LASTCODE ? class_names[errclass] : "error");
-    }
-}
-
 /* Fatal handlers on a code the program made: say which code and its text. */
 static _Noreturn void fatal_code(int code, const char *where)
 {
@@ -236,6 +213,82 @@ static _Noreturn void fatal_code(int code, const char *where)
         describe(cls, slot, text, sizeof text);
     faro_fatal(code, "%s: error code %d%s%s (set MPI_ERRORS_RETURN on the communicator to "
                "handle errors in the program)", where, code, text[0] ? ": " : "", text);
+}
+
+/* The message goes into the ring; the code carries its slot. */
+static int record(int errclass, const char *fmt, va_list ap, unsigned *slotp)
+{
+    unsigned slot = atomic_fetch_add_explicit(&ring_next, 1, memory_order_relaxed) % RING;
+    vsnprintf(ring[slot], sizeof ring[slot], fmt, ap);
+    *slotp = slot;
+    return errclass | (int)((slot + 1) << CLASS_BITS);
+}
+
+static _Noreturn void fatal_recorded(int errclass, unsigned slot, const char *object)
+{
+    faro_fatal(errclass, "%s (%s; set MPI_ERRORS_RETURN on the %s to handle errors in the "
+               "program)", ring[slot],
+               errclass < MPI_ERR_LASTCODE ? class_names[errclass] : "error", object);
+}
+
+int faro_err(MPI_Comm comm, int errclass, const char *fmt, ...)
+{
+    unsigned slot;
+    va_list ap;
+    va_start(ap, fmt);
+    int code = record(errclass, fmt, ap, &slot);
+    va_end(ap);
+
+    MPI_Errhandler eh = handler_of(&comm);
+    switch (eh->kind) {
+    case FARO_EH_RETURN:
+        return code;
+    case FARO_EH_USER:
+        call_user(eh, comm, code);
+        return code;
+    default:
+        fatal_recorded(errclass, slot, "communicator");
+    }
+}
+
+/* A window's user handler gets copies, like a communicator's. */
+static void call_user_win(MPI_Errhandler eh, MPI_Win win, int code)
+{
+    MPI_Win w = win;
+    int k = code;
+    ((MPI_Win_errhandler_function *)(void (*)(void))eh->fn)(&w, &k);
+}
+
+int faro_win_err(MPI_Win win, int errclass, const char *fmt, ...)
+{
+    unsigned slot;
+    va_list ap;
+    va_start(ap, fmt);
+    int code = record(errclass, fmt, ap, &slot);
+    va_end(ap);
+
+    MPI_Errhandler eh = win->errhandler;
+    switch (eh->kind) {
+    case FARO_EH_RETURN:
+        return code;
+    case FARO_EH_USER:
+        call_user_win(eh, win, code);
+        return code;
+    default:
+        fatal_recorded(errclass, slot, "window");
+    }
+}
+
+int faro_win_err_pass(MPI_Win win, int code)
+{
+    MPI_Errhandler eh = win->errhandler;
+    if (eh->kind == FARO_EH_USER)
+        call_user_win(eh, win, code);
+    else if (eh->kind != FARO_EH_RETURN) {
+        FARO_LOCKED;
+        fatal_code(code, "a window's operation failed");
+    }
+    return code;
 }
 
 int faro_err_pass(MPI_Comm comm, int code, const char *fmt, ...)

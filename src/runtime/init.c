@@ -58,6 +58,8 @@ static int init(int required, int *provided)
     faro_attr_init(pmi.appnum);
     faro.thread_level = required; /* every level, MPI_THREAD_MULTIPLE included */
     faro_thread_init(faro.thread_level);
+    if (faro_rma_wants_threads()) /* the progress thread calls in beside the program */
+        faro_thread_multiple = 1;
     faro_hang_init();
     faro_signals_restore(); /* what the transports' libraries took at their start-up */
     if (provided)
@@ -103,6 +105,7 @@ int PMPI_Finalize(void)
     if (rc != MPI_SUCCESS)
         rc = faro_err_pass(MPI_COMM_WORLD, rc, "MPI_Finalize: an attribute's delete callback "
                            "failed");
+    faro_rma_finalize();
     faro_quiesce();
     /* The barrier keeps the transports polled: a peer still in faro_quiesce may
      * wait for this rank to acknowledge its last send (a transport whose sends

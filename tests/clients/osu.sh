@@ -1,9 +1,13 @@
 #!/bin/sh
 # osu.sh: the OSU micro-benchmarks, a real client no one here wrote. Builds
 # their point-to-point (standard, persistent), blocking and nonblocking
-# collective programs with their own configure and Faro's mpicc, then runs
-# every program to completion under Faro's mpiexec: collectives with 2, 4 and
-# 8 processes, point-to-point with 2 (the multi-pair ones with 2 and 4).
+# collective and one-sided programs with their own configure and Faro's
+# mpicc, then runs every program to completion under Faro's mpiexec:
+# collectives with 2, 4 and 8 processes, point-to-point with 2 (the
+# multi-pair ones with 2 and 4), one-sided ones with 2, once per window
+# creation (-w create, allocate, dynamic) and synchronization (-s pscw,
+# fence, lock, flush, flush_local, lock_all; one the program refuses as
+# invalid is not offered: SKIP).
 #
 # usage: OSU_SRC=DIR tests/clients/osu.sh [BUILD_DIR]   (default ./_build)
 #   OSU_SRC     an unpacked OSU micro-benchmarks source tree (7.x; it is not
@@ -33,13 +37,31 @@ echo "osu.sh: ./configure CC=$build/mpicc CXX=$build/mpicxx"
 ./configure CC="$build/mpicc" CXX="$build/mpicxx" >"$work/configure.log" 2>&1 ||
     { tail -20 "$work/configure.log"; echo "osu.sh: FAIL: configure" >&2; exit 1; }
 dirs="c/mpi/pt2pt/standard c/mpi/pt2pt/persistent c/mpi/collective/blocking
-      c/mpi/collective/non_blocking"
+      c/mpi/collective/non_blocking c/mpi/one-sided"
 for d in $dirs; do
     make -C "$d" -j2 >"$work/make.log" 2>&1 ||
         { tail -30 "$work/make.log"; echo "osu.sh: FAIL: make -C $d" >&2; exit 1; }
 done
 
-status=0 npass=0 nfail=0
+status=0 npass=0 nfail=0 nskip=0
+# run NAME NP LOG PROG ARGS...: one run, counted (its variables are run_*:
+# a shell function shares the caller's).
+run() {
+    run_name=$1 run_np=$2 run_log=$3
+    shift 3
+    if timeout -k 5 300 "$build/mpiexec" -n "$run_np" "$@" >"$run_log" 2>&1 &&
+       grep -Eq '^ *[0-9]' "$run_log"; then
+        npass=$((npass + 1))
+        echo "PASS $run_name -n $run_np"
+    elif grep -q 'Invalid option or invalid argument \[-s' "$run_log"; then
+        nskip=$((nskip + 1))
+        echo "SKIP $run_name -n $run_np (the program does not offer it)"
+    else
+        nfail=$((nfail + 1)) status=1
+        echo "FAIL $run_name -n $run_np (log: $run_log)"
+        tail -5 "$run_log" | sed 's/^/    | /'
+    fi
+}
 for d in $dirs; do
     for prog in $(find "$d" -maxdepth 1 -name 'osu_*' -type f -perm -u+x | sort); do
         name=$(basename "$prog")
@@ -50,20 +72,22 @@ for d in $dirs; do
             */pt2pt/*osu_mbw_mr*|*/pt2pt/*osu_multi_lat*) [ "$np" -le 4 ] || continue ;;
             */pt2pt/*) [ "$np" = 2 ] || continue ;;
             esac
+            case $d in
+            */one-sided) [ "$np" = 2 ] || continue
+                for w in create allocate dynamic; do
+                    for sy in pscw fence lock flush flush_local lock_all; do
+                        # shellcheck disable=SC2086
+                        run "$name -w $w -s $sy" "$np" "$work/$name.$w.$sy.log" "$prog" $args \
+                            -w "$w" -s "$sy"
+                    done
+                done
+                continue ;;
+            esac
             # osu_latency_mt needs MPI_THREAD_MULTIPLE; osu_latency_mp forks.
-            log=$work/$name.np$np.log
             # shellcheck disable=SC2086
-            if timeout -k 5 300 "$build/mpiexec" -n "$np" "$prog" $args >"$log" 2>&1 &&
-               grep -Eq '^ *[0-9]' "$log"; then
-                npass=$((npass + 1))
-                echo "PASS $name -n $np"
-            else
-                nfail=$((nfail + 1)) status=1
-                echo "FAIL $name -n $np (log: $log)"
-                tail -5 "$log" | sed 's/^/    | /'
-            fi
+            run "$name" "$np" "$work/$name.np$np.log" "$prog" $args
         done
     done
 done
-echo "osu.sh: $npass passed, $nfail failed"
+echo "osu.sh: $npass passed, $nfail failed, $nskip not offered"
 exit $status

@@ -1,6 +1,5 @@
 /*
- * attr_win: window keyvals and attributes. Faro cannot create windows yet,
- * so what can be checked is everything short of a window:
+ * attr_win: window keyvals and attributes:
  *   - MPI_Win_create_keyval with the predefined MPI_WIN_NULL_COPY_FN,
  *     MPI_WIN_DUP_FN, MPI_WIN_NULL_DELETE_FN and with user callbacks;
  *     MPI_Win_free_keyval sets the handle to MPI_KEYVAL_INVALID, a second
@@ -11,7 +10,7 @@
  *   - MPI_Win_set_attr/get_attr/delete_attr and MPI_Win_free on
  *     MPI_WIN_NULL or on a pointer that is no window are MPI_ERR_WIN;
  *     NULL output pointers are errors, not crashes;
- *   - creating a window is still MPI_ERR_UNSUPPORTED_OPERATION.
+ *   - on a real window: set, get, delete; a communicator keyval is refused.
  * Errors return (MPI_ERRORS_RETURN on MPI_COMM_WORLD).
  */
 #include "util.h"
@@ -99,11 +98,20 @@ static void keyvals(void)
     TU_ASSERT(w == bogus, "a failed MPI_Win_free changed the handle");
     TU_EXPECT_CLASS(MPI_Win_free(NULL), MPI_ERR_ARG);
 
-    /* creation is still unsupported */
-    int buf[4];
-    TU_EXPECT_CLASS(MPI_Win_create(buf, sizeof buf, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w),
-                 MPI_ERR_UNSUPPORTED_OPERATION);
-    TU_ASSERT(w == MPI_WIN_NULL, "a failed MPI_Win_create left a window handle");
+    /* on a real window: set, get, a window keyval's value survives until free */
+    int buf[4], val = 5, found = 0;
+    void *got = NULL;
+    TU_CHECK(MPI_Win_create(buf, sizeof buf, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &w));
+    TU_CHECK(MPI_Win_set_attr(w, ku, &val));
+    TU_CHECK(MPI_Win_get_attr(w, ku, &got, &found));
+    TU_ASSERT(found && got == &val, "MPI_Win_get_attr: found %d, %p (expected %p)", found, got,
+              (void *)&val);
+    TU_EXPECT_CLASS(MPI_Win_set_attr(w, kc, &val), MPI_ERR_KEYVAL);
+    TU_CHECK(MPI_Win_delete_attr(w, ku));
+    TU_CHECK(MPI_Win_get_attr(w, ku, &got, &found));
+    TU_ASSERT(!found, "MPI_Win_delete_attr left the attribute");
+    TU_CHECK(MPI_Win_free(&w));
+    TU_ASSERT(w == MPI_WIN_NULL, "MPI_Win_free left a window handle");
 
     /* free: the handle becomes MPI_KEYVAL_INVALID, a second free is an error */
     int saved = ku;
