@@ -417,8 +417,8 @@ def man_page(api, fn, version, pages):
         out.append('Returns \\fBMPI_SUCCESS\\fR, or an error code whose class is one of those '
                    'below (\\fBMPI_Error_class\\fR gives the class, \\fBMPI_Error_string\\fR '
                    'Faro\'s message, which names the argument and what was allowed). The error '
-                   'goes first to the error handler of the communicator the call works on, or of '
-                   '\\fBMPI_COMM_WORLD\\fR for a call on no communicator: the default, '
+                   'goes first to the error handler of the communicator or window the call '
+                   'works on, or of \\fBMPI_COMM_WORLD\\fR for a call on neither: the default, '
                    '\\fBMPI_ERRORS_ARE_FATAL\\fR, ends the job with the message; the call '
                    'returns the code under \\fBMPI_ERRORS_RETURN\\fR or a handler that returns.')
         for cls, text in fn.errors:
