@@ -1,7 +1,7 @@
 /*
  * MPI point-to-point entry points: argument checks, then requests handed to
  * the protocols (send.c, recv.c). Blocking calls are the nonblocking ones
- * plus a wait.
+ * plus a wait, except a small standard send that leaves in the call.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -124,11 +124,10 @@ int faro_req_start(struct faro_request *r)
     return rc ? rc : faro_recv_start(r);
 }
 
-int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
-              MPI_Datatype type, int rank, int tag, MPI_Comm comm, int flags,
-              struct faro_request **out)
+/* The arguments of a post (faro_post's flags); *type as check_args leaves it. */
+static inline int post_check(const char *fn, int kind, const void *buf, int count,
+                             MPI_Datatype *type, int rank, int tag, MPI_Comm comm, int flags)
 {
-    int persistent = flags & FARO_POST_PERSISTENT;
     int check_tag = tag;
     if (flags & FARO_POST_INTERNAL) {
         if (tag > FARO_TAG_COLL_MAX)
@@ -136,10 +135,17 @@ int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
                        FARO_TAG_COLL_MAX + 1);
         check_tag = 0; /* collective tags are negative by design */
     }
-    int rc = check_args(fn, comm, buf, count, &type, rank, check_tag, kind == FARO_REQ_RECV,
-                        flags & FARO_POST_INTERNAL);
-    if (rc)
-        return rc;
+    return check_args(fn, comm, buf, count, type, rank, check_tag, kind == FARO_REQ_RECV,
+                      flags & FARO_POST_INTERNAL);
+}
+
+/* faro_post once the arguments are checked. */
+static int post_checked(const char *fn, int kind, int mode, const void *buf, int count,
+                        MPI_Datatype type, int rank, int tag, MPI_Comm comm, int flags,
+                        struct faro_request **out)
+{
+    int persistent = flags & FARO_POST_PERSISTENT;
+    int rc;
     struct faro_request *r = faro_req_alloc(kind, comm);
     if (!r)
         return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory for a request", fn);
@@ -166,6 +172,14 @@ int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
     return rc;
 }
 
+int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
+              MPI_Datatype type, int rank, int tag, MPI_Comm comm, int flags,
+              struct faro_request **out)
+{
+    int rc = post_check(fn, kind, buf, count, &type, rank, tag, comm, flags);
+    return rc ? rc : post_checked(fn, kind, mode, buf, count, type, rank, tag, comm, flags, out);
+}
+
 /* ---- blocking ---- */
 
 static int blocking(const char *fn, int kind, int mode, const void *buf, int count,
@@ -173,7 +187,14 @@ static int blocking(const char *fn, int kind, int mode, const void *buf, int cou
                     int flags)
 {
     struct faro_request *r = NULL;
-    int rc = faro_post(fn, kind, mode, buf, count, type, rank, tag, comm, flags, &r);
+    int rc = post_check(fn, kind, buf, count, &type, rank, tag, comm, flags);
+    if (rc)
+        return rc;
+    /* A small standard or ready send usually leaves in the call: no request. */
+    if (kind == FARO_REQ_SEND && (mode == FARO_MODE_STANDARD || mode == FARO_MODE_READY) &&
+        faro_send_inline_now(comm, buf, count, type, rank, tag))
+        return MPI_SUCCESS;
+    rc = post_checked(fn, kind, mode, buf, count, type, rank, tag, comm, flags, &r);
     if (rc)
         return rc;
     return faro_wait_release(fn, r, st);
@@ -297,7 +318,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                   int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     FARO_LOCKED;
-    struct faro_request *rr, *sr;
+    struct faro_request *rr = NULL, *sr = NULL;
     int rc = faro_post("MPI_Sendrecv", FARO_REQ_RECV, 0, recvbuf, recvcount, recvtype, source,
                        recvtag, comm, 0, &rr);
     if (rc)
