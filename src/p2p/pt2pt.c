@@ -17,9 +17,22 @@ static int internal_type_alive(MPI_Datatype t)
     return t && t->magic == FARO_TYPE_MAGIC && t->committed && (!t->freed || t->refs > 0);
 }
 
+/* The common case of check_args, inline: a user's call whose arguments are
+ * all fine (a buffer of NULL or MPI_IN_PLACE is left to check_args, which
+ * knows when that is allowed). */
+static inline int args_fine(MPI_Comm comm, const void *buf, int count, MPI_Datatype type,
+                            int rank, int tag, int is_recv)
+{
+    return faro.initialized && !faro.finalized && faro_comm_check(comm) == 0 && count >= 0 &&
+           faro_type_check(type) == 0 && (uintptr_t)buf > (uintptr_t)MPI_IN_PLACE &&
+           ((unsigned)rank < (unsigned)faro_comm_peer_size(comm) || rank == MPI_PROC_NULL ||
+            (is_recv && rank == MPI_ANY_SOURCE)) &&
+           (tag >= 0 || (is_recv && tag == MPI_ANY_TAG)); /* FARO_TAG_UB is INT_MAX */
+}
+
 /* *type may change: MPI_DATATYPE_NULL with count 0 is an empty message of MPI_BYTE. */
-static int check_args(const char *fn, MPI_Comm comm, const void *buf, int count,
-                      MPI_Datatype *typep, int rank, int tag, int is_recv, int internal)
+__attribute__((noinline)) static int check_args_slow(const char *fn, MPI_Comm comm, const void *buf, int count,
+                           MPI_Datatype *typep, int rank, int tag, int is_recv, int internal)
 {
     MPI_Datatype type = *typep;
     if (!faro.initialized || faro.finalized)
@@ -58,6 +71,17 @@ static int check_args(const char *fn, MPI_Comm comm, const void *buf, int count,
         return faro_err(comm, MPI_ERR_TAG, "%s: tag %d is invalid (0..MPI_TAG_UB=%d%s)", fn, tag,
                         FARO_TAG_UB, is_recv ? ", MPI_ANY_TAG" : "");
     return MPI_SUCCESS;
+}
+
+/* Forced inline: left to itself, the compiler calls it, and saving and
+ * restoring registers for nine arguments cost more than the checks. */
+__attribute__((always_inline)) static inline int
+check_args(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype *typep,
+           int rank, int tag, int is_recv, int internal)
+{
+    if (__builtin_expect(!internal && args_fine(comm, buf, count, *typep, rank, tag, is_recv), 1))
+        return MPI_SUCCESS;
+    return check_args_slow(fn, comm, buf, count, typep, rank, tag, is_recv, internal);
 }
 
 int faro_check_p2p(const char *fn, MPI_Comm comm, const void *buf, int count,
@@ -182,9 +206,10 @@ int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
 
 /* ---- blocking ---- */
 
-static int blocking(const char *fn, int kind, int mode, const void *buf, int count,
-                    MPI_Datatype type, int rank, int tag, MPI_Comm comm, MPI_Status *st,
-                    int flags)
+/* Inline in each entry point, where kind and mode are constants. */
+__attribute__((always_inline)) static inline int
+blocking(const char *fn, int kind, int mode, const void *buf, int count, MPI_Datatype type,
+         int rank, int tag, MPI_Comm comm, MPI_Status *st, int flags)
 {
     struct faro_request *r = NULL;
     int rc = post_check(fn, kind, buf, count, &type, rank, tag, comm, flags);
