@@ -121,18 +121,21 @@ int faro_recv_prepare(struct faro_request *r)
 }
 
 /* Start (or restart, for persistent requests) an operation already described
- * by r's user fields. */
+ * by r's user fields. A new request is as faro_req_alloc left it; a
+ * persistent one is reset from its last start here. */
 int faro_req_start(struct faro_request *r)
 {
-    r->complete = 0;
-    r->pending = 0;
-    r->off = r->total = r->received = 0;
-    r->inflight = 0;
-    r->reg = NULL;
-    r->rkey = NULL;
-    if (r->tmp) /* a persistent request's last start staged its data */
-        faro_req_unstage(r);
-    faro_status_empty(&r->status);
+    if (r->persistent) {
+        r->complete = 0;
+        r->pending = 0;
+        r->off = r->total = r->received = 0;
+        r->inflight = 0;
+        r->reg = NULL;
+        r->rkey = NULL;
+        if (r->tmp) /* the last start staged its data */
+            faro_req_unstage(r);
+        faro_status_empty(&r->status);
+    }
     if (r->rank == MPI_PROC_NULL) {
         r->status.MPI_SOURCE = MPI_PROC_NULL;
         r->complete = 1;
