@@ -230,6 +230,9 @@ const char *faro_peer_name(int index, char *buf, size_t len);
 
 /* progress.c */
 int faro_progress(void);           /* poll every transport once, then the pollers */
+/* The transports carrying peers changed (a first peer bound to one, or all
+ * finalized): faro_progress lists again which it polls (wireup.c). */
+void faro_progress_transports(void);
 /* Work outside the transports that needs polling (nonblocking collective
  * schedules, later one-sided operations and GPU pipelines) registers a
  * poller while it has something in flight; faro_progress calls each after

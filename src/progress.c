@@ -5,6 +5,7 @@
  */
 #include <poll.h>
 #include <sched.h>
+#include <stdlib.h>
 
 #include "core.h"
 #include "runtime/hang.h"
@@ -41,19 +42,53 @@ void faro_progress_unregister(int slot)
  * single-node job nothing measurable. Binding a peer makes it a full member. */
 #define FARO_STANDBY_EVERY 64
 
+/* The full members, apart: those polled on every call, and those that say
+ * when they have work (attr.pending: self), polled only then. */
+static struct faro_transport **polled, **on_demand;
+static int npolled, non_demand;
+
+void faro_progress_transports(void)
+{
+    free(polled);
+    polled = on_demand = NULL;
+    npolled = non_demand = 0;
+    if (!faro.tps || !faro.ntps)
+        return;
+    polled = malloc(2 * (size_t)faro.ntps * sizeof *polled);
+    if (!polled)
+        faro_fatal(MPI_ERR_NO_MEM, "out of memory listing the transports to poll");
+    on_demand = polled + faro.ntps;
+    for (int i = 0; i < faro.ntps; i++) {
+        struct faro_transport *t = &faro.tps[i];
+        if (!t->used || !t->tp)
+            continue;
+        if (t->attr.pending)
+            on_demand[non_demand++] = t;
+        else
+            polled[npolled++] = t;
+    }
+}
+
+static inline int poll_transport(struct faro_transport *t)
+{
+    int n = t->ops->progress(t->tp);
+    if (n < 0)
+        faro_fatal(MPI_ERR_OTHER, "transport %s failed while polling", t->ops->name);
+    return n;
+}
+
 int faro_progress(void)
 {
     int events = 0;
-    int standby = __builtin_expect(faro.nstandby > 0, 0) && ++faro.polls % FARO_STANDBY_EVERY == 0;
-    for (int i = 0; i < faro.ntps; i++) {
-        struct faro_transport *t = &faro.tps[i];
-        if (!t->used && !(standby && t->tp))
-            continue;
-        int n = t->ops->progress(t->tp);
-        if (n < 0)
-            faro_fatal(MPI_ERR_OTHER, "transport %s failed while polling", t->ops->name);
-        events += n;
-    }
+    for (int i = 0; i < npolled; i++)
+        events += poll_transport(polled[i]);
+    for (int i = 0; i < non_demand; i++)
+        if (*on_demand[i]->attr.pending)
+            events += poll_transport(on_demand[i]);
+    if (__builtin_expect(faro.nstandby > 0, 0) && ++faro.polls % FARO_STANDBY_EVERY == 0)
+        for (int i = 0; i < faro.ntps; i++)
+            if (!faro.tps[i].used && faro.tps[i].tp)
+                events += poll_transport(&faro.tps[i]);
     if (__builtin_expect(npollers > 0, 0))
         for (int i = 0; i < FARO_MAX_POLLERS; i++)
             if (pollers[i].fn) /* a poller may unregister itself, or another */

@@ -176,6 +176,11 @@
  * with a timeout. A transport that cannot offer one (shm polls memory)
  * returns FARO_TP_UNSUPPORTED, and an owner using it keeps polling.
  *
+ * A transport whose work all comes from the owner's own calls (self: what
+ * this process sent to itself) may point attr.pending at its count of the
+ * work progress would find; the owner then calls progress only while that
+ * count is nonzero. Others leave it NULL and are polled on every call.
+ *
  * Threads: the owner serializes every call into one transport instance (one
  * lock or one thread), unless attr.caps has FARO_TP_CAP_THREAD_SAFE.
  *
@@ -239,6 +244,7 @@ typedef struct faro_tp_attr {
     size_t rkey_size;       /* bytes of a packed remote key (<= FARO_TP_MAX_RKEY) */
     double latency_us;      /* hints for choosing between transports */
     double bandwidth_mbs;
+    const int *pending;     /* NULL, or the work progress would find ("Waiting") */
 } faro_tp_attr_t;
 
 typedef struct faro_tp faro_tp_t;           /* a transport instance's private state */

@@ -34,20 +34,20 @@ static int self_world;
  * the system, a freed one waits at the end of the queue before it is reused,
  * so a stale handle reads as freed rather than as the next communicator, and
  * a made-up handle is refused before it is read. */
-static struct faro_pool comm_pool = FARO_POOL_INIT("communicator", (size_t)64 << 20,
-                                                   struct faro_comm, all_next, 16);
+struct faro_pool faro_comm_pool = FARO_POOL_INIT("communicator", (size_t)64 << 20,
+                                                struct faro_comm, all_next, 16);
 
 __attribute__((constructor)) static void comm_arena_init(void)
 {
-    faro_arena_reserve(&comm_pool.arena);
-    faro_arena_add_fixed(&comm_pool.arena, MPI_COMM_WORLD, sizeof faro_mpi_comm_world);
-    faro_arena_add_fixed(&comm_pool.arena, MPI_COMM_SELF, sizeof faro_mpi_comm_self);
+    faro_arena_reserve(&faro_comm_pool.arena);
+    faro_arena_add_fixed(&faro_comm_pool.arena, MPI_COMM_WORLD, sizeof faro_mpi_comm_world);
+    faro_arena_add_fixed(&faro_comm_pool.arena, MPI_COMM_SELF, sizeof faro_mpi_comm_self);
 }
 
 /* 1 when c may be read: a predefined or pooled communicator's address. */
 static int readable(MPI_Comm c)
 {
-    return faro_arena_has_recent(&comm_pool.arena, c);
+    return faro_arena_has_recent(&faro_comm_pool.arena, c);
 }
 
 int faro_comm_init(void)
@@ -57,11 +57,6 @@ int faro_comm_init(void)
     self_world = faro.rank;
     MPI_COMM_SELF->world = &self_world;
     return MPI_SUCCESS;
-}
-
-int faro_comm_check(MPI_Comm c)
-{
-    return readable(c) && c->magic == FARO_COMM_MAGIC ? 0 : -1;
 }
 
 int faro_comm_check_local(MPI_Comm c)
@@ -140,7 +135,7 @@ int faro_comm_has_dynamic(MPI_Comm c)
 
 MPI_Comm faro_comm_new(MPI_Comm parent, uint32_t ctx, int size, int *world, int rank)
 {
-    struct faro_comm *c = faro_pool_get(&comm_pool);
+    struct faro_comm *c = faro_pool_get(&faro_comm_pool);
     if (!c)
         return NULL;
     c->all_next = all_comms;
@@ -180,7 +175,7 @@ void faro_comm_destroy(MPI_Comm c)
     free(c->remote_world);
     if (c->local)
         faro_comm_release(c->local);
-    faro_pool_put(&comm_pool, c);
+    faro_pool_put(&faro_comm_pool, c);
 }
 
 #pragma weak MPI_Comm_size = PMPI_Comm_size

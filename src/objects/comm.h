@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mpi.h"
+#include "objects/arena.h"
 #include "objects/predefined.h"
 
 #define FARO_COMM_MAGIC 0x434f4d4du
@@ -71,7 +72,15 @@ static inline int faro_comm_world_rank(MPI_Comm c, int r)
 }
 /* The number of ranks a point-to-point rank may name. */
 static inline int faro_comm_peer_size(MPI_Comm c) { return c->inter ? c->remote_size : c->size; }
-int faro_comm_check(MPI_Comm c); /* 0 when usable */
+/* The pool communicators come from (comm.c): a handle is read only once it
+ * is known to lie in its arena. */
+extern struct faro_pool faro_comm_pool;
+/* 0 when usable; inline: every communicating call checks its communicator. */
+static inline int faro_comm_check(MPI_Comm c)
+{
+    return faro_arena_has_recent(&faro_comm_pool.arena, c) && c->magic == FARO_COMM_MAGIC ? 0
+                                                                                          : -1;
+}
 /* 1 when c is a communicator that lost a peer (only free and disconnect take it). */
 int faro_comm_broken(MPI_Comm c);
 /* 0 when usable for calls that do not communicate (names, errhandlers,

@@ -130,17 +130,17 @@ PAIR(2double_precision, double, double, "MPI_2DOUBLE_PRECISION")
  * waits at the end of the queue before it is reused, so a program's stale
  * handle reads as freed (MPI_ERR_TYPE), not as garbage, and a made-up one is
  * refused before it is read. */
-static struct faro_pool type_pool = FARO_POOL_INIT("datatype", (size_t)256 << 20,
-                                                   struct faro_datatype, run, 64);
+struct faro_pool faro_type_pool = FARO_POOL_INIT("datatype", (size_t)256 << 20,
+                                                struct faro_datatype, run, 64);
 
 extern MPI_Datatype const __start_faro_predefined_types[], __stop_faro_predefined_types[];
 
 __attribute__((constructor)) static void type_arena_init(void)
 {
-    faro_arena_reserve(&type_pool.arena);
+    faro_arena_reserve(&faro_type_pool.arena);
     for (MPI_Datatype const *t = __start_faro_predefined_types; t < __stop_faro_predefined_types;
          t++)
-        faro_arena_add_fixed(&type_pool.arena, *t, sizeof(struct faro_datatype_predefined));
+        faro_arena_add_fixed(&faro_type_pool.arena, *t, sizeof(struct faro_datatype_predefined));
 }
 
 /* Predefined types by their place in the library's table: the same in every
@@ -161,7 +161,7 @@ MPI_Datatype faro_type_predef_at(int i)
 
 MPI_Datatype faro_type_alloc(void)
 {
-    struct faro_datatype *t = faro_pool_get(&type_pool);
+    struct faro_datatype *t = faro_pool_get(&faro_type_pool);
     if (!t)
         return NULL;
     t->magic = FARO_TYPE_MAGIC;
@@ -193,19 +193,7 @@ void faro_type_destroy(MPI_Datatype t)
             faro_type_release(c->types[i]);
     free(c);
     free(t->run);
-    faro_pool_put(&type_pool, t);
-}
-
-int faro_type_valid(MPI_Datatype t)
-{
-    if (!faro_arena_has_recent(&type_pool.arena, t)) /* made up: reading it could fault */
-        return -1;
-    return t->magic == FARO_TYPE_MAGIC && !t->freed ? 0 : -1;
-}
-
-int faro_type_check(MPI_Datatype t)
-{
-    return faro_type_valid(t) == 0 && t->committed ? 0 : -1;
+    faro_pool_put(&faro_type_pool, t);
 }
 
 int faro_type_bad(const char *fn, MPI_Comm comm, MPI_Datatype t)
@@ -306,7 +294,7 @@ static MPI_Datatype clone(MPI_Datatype t, int as_dup)
     }
     if (!c || faro_type_copy_layout(n, t) != 0) {
         free(c);
-        faro_pool_put(&type_pool, n);
+        faro_pool_put(&faro_type_pool, n);
         return NULL;
     }
     n->committed = t->committed || t->predefined;

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mpi.h"
+#include "objects/arena.h"
 #include "objects/predefined.h"
 
 #define FARO_TYPE_MAGIC 0x54595045u
@@ -80,8 +81,22 @@ struct faro_datatype {
 };
 FARO_PREDEFINED_WRAPPER(faro_datatype, DATATYPE);
 
-int faro_type_check(MPI_Datatype t); /* 0 when usable in communication (committed) */
-int faro_type_valid(MPI_Datatype t); /* 0 for a live handle, committed or not */
+/* The pool type objects come from (datatype.c): a handle is read only once
+ * it is known to lie in its arena (a made-up one could fault). */
+extern struct faro_pool faro_type_pool;
+/* 0 for a live handle, committed or not; inline, as every communicating
+ * call checks its types. */
+static inline int faro_type_valid(MPI_Datatype t)
+{
+    if (!faro_arena_has_recent(&faro_type_pool.arena, t))
+        return -1;
+    return t->magic == FARO_TYPE_MAGIC && !t->freed ? 0 : -1;
+}
+/* 0 when usable in communication (committed). */
+static inline int faro_type_check(MPI_Datatype t)
+{
+    return faro_type_valid(t) == 0 && t->committed ? 0 : -1;
+}
 /* The error of a bad datatype argument under fn (NULL, freed, uncommitted). */
 int faro_type_bad(const char *fn, MPI_Comm comm, MPI_Datatype t);
 

@@ -54,7 +54,7 @@ struct faro_hdr_match {
     int32_t tag;
     uint32_t flags;
     uint64_t len;   /* total payload bytes of the message */
-    uint64_t sreq;  /* sender's request, echoed in CTS/FIN/ACK */
+    uint64_t sreq;  /* sender's request, echoed in CTS/FIN/ACK (0: a send without one) */
 };
 
 struct faro_hdr_rts {

@@ -8,28 +8,29 @@
 #include "p2p/request.h"
 
 /* Contexts are small integers handed out by the communicator layer, so a
- * growable array indexed by context is both the simplest and fastest map. */
-static struct faro_mq **mq_table;
-static uint32_t mq_cap;
+ * growable array indexed by context is both the simplest and fastest map
+ * (faro_mq_get reads it; match.h). */
+struct faro_mq **faro_mq_table;
+uint32_t faro_mq_cap;
 
-struct faro_mq *faro_mq_get(uint32_t ctx)
+struct faro_mq *faro_mq_create(uint32_t ctx)
 {
-    if (ctx < mq_cap && mq_table[ctx])
-        return mq_table[ctx];
-    if (ctx >= mq_cap) {
-        uint32_t cap = mq_cap ? mq_cap : 16;
+    if (ctx < faro_mq_cap && faro_mq_table[ctx])
+        return faro_mq_table[ctx];
+    if (ctx >= faro_mq_cap) {
+        uint32_t cap = faro_mq_cap ? faro_mq_cap : 16;
         while (cap <= ctx)
             cap *= 2;
-        struct faro_mq **t = realloc(mq_table, cap * sizeof *t);
+        struct faro_mq **t = realloc(faro_mq_table, cap * sizeof *t);
         if (!t)
             return NULL;
-        for (uint32_t i = mq_cap; i < cap; i++)
+        for (uint32_t i = faro_mq_cap; i < cap; i++)
             t[i] = NULL;
-        mq_table = t;
-        mq_cap = cap;
+        faro_mq_table = t;
+        faro_mq_cap = cap;
     }
-    mq_table[ctx] = calloc(1, sizeof(struct faro_mq));
-    return mq_table[ctx];
+    faro_mq_table[ctx] = calloc(1, sizeof(struct faro_mq));
+    return faro_mq_table[ctx];
 }
 
 size_t faro_unexp_bytes;
@@ -65,8 +66,8 @@ void faro_unexp_free(struct faro_unexp *u)
 
 void faro_mq_free_all(void)
 {
-    for (uint32_t i = 0; i < mq_cap; i++) {
-        struct faro_mq *q = mq_table[i];
+    for (uint32_t i = 0; i < faro_mq_cap; i++) {
+        struct faro_mq *q = faro_mq_table[i];
         if (!q)
             continue;
         while (q->unexp) {
@@ -76,9 +77,9 @@ void faro_mq_free_all(void)
         }
         free(q);
     }
-    free(mq_table);
-    mq_table = NULL;
-    mq_cap = 0;
+    free(faro_mq_table);
+    faro_mq_table = NULL;
+    faro_mq_cap = 0;
 }
 
 int faro_mq_drop(uint32_t ctx)
@@ -88,9 +89,9 @@ int faro_mq_drop(uint32_t ctx)
 
 int faro_mq_drop_peer(uint32_t ctx, int peer)
 {
-    if (ctx >= mq_cap || !mq_table[ctx])
+    if (ctx >= faro_mq_cap || !faro_mq_table[ctx])
         return 0;
-    struct faro_mq *q = mq_table[ctx];
+    struct faro_mq *q = faro_mq_table[ctx];
     struct faro_unexp *keep = NULL, *tail = NULL;
     int dropped = 0;
     while (q->unexp) {

@@ -33,8 +33,16 @@ struct faro_mq {
 };
 
 /* The queues of a context, created on first use (a message may arrive for a
- * communicator this rank has not finished creating). */
-struct faro_mq *faro_mq_get(uint32_t ctx);
+ * communicator this rank has not finished creating): faro_mq_create. */
+extern struct faro_mq **faro_mq_table;
+extern uint32_t faro_mq_cap;
+struct faro_mq *faro_mq_create(uint32_t ctx);
+static inline struct faro_mq *faro_mq_get(uint32_t ctx)
+{
+    if (__builtin_expect(ctx < faro_mq_cap && faro_mq_table[ctx], 1))
+        return faro_mq_table[ctx];
+    return faro_mq_create(ctx);
+}
 void faro_mq_free_all(void);
 /* The communicator of ctx is destroyed (comm.c): drop the messages still
  * unexpected there, which were sent to it and never received, so that a

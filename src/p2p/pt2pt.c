@@ -1,7 +1,7 @@
 /*
  * MPI point-to-point entry points: argument checks, then requests handed to
  * the protocols (send.c, recv.c). Blocking calls are the nonblocking ones
- * plus a wait.
+ * plus a wait, except a small standard send that leaves in the call.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,9 +17,22 @@ static int internal_type_alive(MPI_Datatype t)
     return t && t->magic == FARO_TYPE_MAGIC && t->committed && (!t->freed || t->refs > 0);
 }
 
+/* The common case of check_args, inline: a user's call whose arguments are
+ * all fine (a buffer of NULL or MPI_IN_PLACE is left to check_args, which
+ * knows when that is allowed). */
+static inline int args_fine(MPI_Comm comm, const void *buf, int count, MPI_Datatype type,
+                            int rank, int tag, int is_recv)
+{
+    return faro.initialized && !faro.finalized && faro_comm_check(comm) == 0 && count >= 0 &&
+           faro_type_check(type) == 0 && (uintptr_t)buf > (uintptr_t)MPI_IN_PLACE &&
+           ((unsigned)rank < (unsigned)faro_comm_peer_size(comm) || rank == MPI_PROC_NULL ||
+            (is_recv && rank == MPI_ANY_SOURCE)) &&
+           (tag >= 0 || (is_recv && tag == MPI_ANY_TAG)); /* FARO_TAG_UB is INT_MAX */
+}
+
 /* *type may change: MPI_DATATYPE_NULL with count 0 is an empty message of MPI_BYTE. */
-static int check_args(const char *fn, MPI_Comm comm, const void *buf, int count,
-                      MPI_Datatype *typep, int rank, int tag, int is_recv, int internal)
+__attribute__((noinline)) static int check_args_slow(const char *fn, MPI_Comm comm, const void *buf, int count,
+                           MPI_Datatype *typep, int rank, int tag, int is_recv, int internal)
 {
     MPI_Datatype type = *typep;
     if (!faro.initialized || faro.finalized)
@@ -60,6 +73,17 @@ static int check_args(const char *fn, MPI_Comm comm, const void *buf, int count,
     return MPI_SUCCESS;
 }
 
+/* Forced inline: left to itself, the compiler calls it, and saving and
+ * restoring registers for nine arguments cost more than the checks. */
+__attribute__((always_inline)) static inline int
+check_args(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype *typep,
+           int rank, int tag, int is_recv, int internal)
+{
+    if (__builtin_expect(!internal && args_fine(comm, buf, count, *typep, rank, tag, is_recv), 1))
+        return MPI_SUCCESS;
+    return check_args_slow(fn, comm, buf, count, typep, rank, tag, is_recv, internal);
+}
+
 int faro_check_p2p(const char *fn, MPI_Comm comm, const void *buf, int count,
                    MPI_Datatype *type, int rank, int tag, int is_recv)
 {
@@ -97,18 +121,21 @@ int faro_recv_prepare(struct faro_request *r)
 }
 
 /* Start (or restart, for persistent requests) an operation already described
- * by r's user fields. */
+ * by r's user fields. A new request is as faro_req_alloc left it; a
+ * persistent one is reset from its last start here. */
 int faro_req_start(struct faro_request *r)
 {
-    r->complete = 0;
-    r->pending = 0;
-    r->off = r->total = r->received = 0;
-    r->inflight = 0;
-    r->reg = NULL;
-    r->rkey = NULL;
-    if (r->tmp) /* a persistent request's last start staged its data */
-        faro_req_unstage(r);
-    faro_status_empty(&r->status);
+    if (r->persistent) {
+        r->complete = 0;
+        r->pending = 0;
+        r->off = r->total = r->received = 0;
+        r->inflight = 0;
+        r->reg = NULL;
+        r->rkey = NULL;
+        if (r->tmp) /* the last start staged its data */
+            faro_req_unstage(r);
+        faro_status_empty(&r->status);
+    }
     if (r->rank == MPI_PROC_NULL) {
         r->status.MPI_SOURCE = MPI_PROC_NULL;
         r->complete = 1;
@@ -124,11 +151,10 @@ int faro_req_start(struct faro_request *r)
     return rc ? rc : faro_recv_start(r);
 }
 
-int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
-              MPI_Datatype type, int rank, int tag, MPI_Comm comm, int flags,
-              struct faro_request **out)
+/* The arguments of a post (faro_post's flags); *type as check_args leaves it. */
+static inline int post_check(const char *fn, int kind, const void *buf, int count,
+                             MPI_Datatype *type, int rank, int tag, MPI_Comm comm, int flags)
 {
-    int persistent = flags & FARO_POST_PERSISTENT;
     int check_tag = tag;
     if (flags & FARO_POST_INTERNAL) {
         if (tag > FARO_TAG_COLL_MAX)
@@ -136,10 +162,17 @@ int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
                        FARO_TAG_COLL_MAX + 1);
         check_tag = 0; /* collective tags are negative by design */
     }
-    int rc = check_args(fn, comm, buf, count, &type, rank, check_tag, kind == FARO_REQ_RECV,
-                        flags & FARO_POST_INTERNAL);
-    if (rc)
-        return rc;
+    return check_args(fn, comm, buf, count, type, rank, check_tag, kind == FARO_REQ_RECV,
+                      flags & FARO_POST_INTERNAL);
+}
+
+/* faro_post once the arguments are checked. */
+static int post_checked(const char *fn, int kind, int mode, const void *buf, int count,
+                        MPI_Datatype type, int rank, int tag, MPI_Comm comm, int flags,
+                        struct faro_request **out)
+{
+    int persistent = flags & FARO_POST_PERSISTENT;
+    int rc;
     struct faro_request *r = faro_req_alloc(kind, comm);
     if (!r)
         return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory for a request", fn);
@@ -166,14 +199,30 @@ int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
     return rc;
 }
 
+int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
+              MPI_Datatype type, int rank, int tag, MPI_Comm comm, int flags,
+              struct faro_request **out)
+{
+    int rc = post_check(fn, kind, buf, count, &type, rank, tag, comm, flags);
+    return rc ? rc : post_checked(fn, kind, mode, buf, count, type, rank, tag, comm, flags, out);
+}
+
 /* ---- blocking ---- */
 
-static int blocking(const char *fn, int kind, int mode, const void *buf, int count,
-                    MPI_Datatype type, int rank, int tag, MPI_Comm comm, MPI_Status *st,
-                    int flags)
+/* Inline in each entry point, where kind and mode are constants. */
+__attribute__((always_inline)) static inline int
+blocking(const char *fn, int kind, int mode, const void *buf, int count, MPI_Datatype type,
+         int rank, int tag, MPI_Comm comm, MPI_Status *st, int flags)
 {
     struct faro_request *r = NULL;
-    int rc = faro_post(fn, kind, mode, buf, count, type, rank, tag, comm, flags, &r);
+    int rc = post_check(fn, kind, buf, count, &type, rank, tag, comm, flags);
+    if (rc)
+        return rc;
+    /* A small standard or ready send usually leaves in the call: no request. */
+    if (kind == FARO_REQ_SEND && (mode == FARO_MODE_STANDARD || mode == FARO_MODE_READY) &&
+        faro_send_inline_now(comm, buf, count, type, rank, tag))
+        return MPI_SUCCESS;
+    rc = post_checked(fn, kind, mode, buf, count, type, rank, tag, comm, flags, &r);
     if (rc)
         return rc;
     return faro_wait_release(fn, r, st);
@@ -297,7 +346,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
                   int recvtag, MPI_Comm comm, MPI_Status *status)
 {
     FARO_LOCKED;
-    struct faro_request *rr, *sr;
+    struct faro_request *rr = NULL, *sr = NULL;
     int rc = faro_post("MPI_Sendrecv", FARO_REQ_RECV, 0, recvbuf, recvcount, recvtype, source,
                        recvtag, comm, 0, &rr);
     if (rc)

@@ -326,22 +326,23 @@ static void on_data(void *core, void *ctx, const void *hdr, size_t hdrlen, const
 
 /* ---- eager ---- */
 
-/* Deliver the part of an eager message that is here; the rest, if any, comes
- * as EAGER_CONT fragments tracked by the peer's eager_in. */
-static void eager_matched(struct faro_request *r, struct faro_unexp *u, const void *data,
-                          size_t have)
+/* Deliver the part of an eager message (header m, from peer) that is here.
+ * 1 when that was all of it; 0 when the rest comes as EAGER_CONT fragments,
+ * tracked by the peer's eager_in, whose record the caller points at r. */
+static int eager_matched(struct faro_request *r, int peer, const struct faro_hdr_match *m,
+                         const void *data, size_t have)
 {
-    set_status(r, &u->h.m);
-    r->peer = u->peer;
+    set_status(r, m);
+    r->peer = peer;
     if (data != r->data) /* not placed there by the transport */
         copy_in(r, 0, data, have);
-    if (u->h.m.flags & FARO_HDR_SYNC)
-        send_ack(u->peer, u->h.m.sreq, FARO_AM_ACK);
-    if (have == u->h.m.len) {
+    if (m->flags & FARO_HDR_SYNC)
+        send_ack(peer, m->sreq, FARO_AM_ACK);
+    if (have == m->len) {
         faro_recv_finish(r);
-        return;
+        return 1;
     }
-    u->req = r; /* continuation fragments go straight to r */
+    return 0;
 }
 
 static void on_eager(void *core, void *ctx, const void *hdr, size_t hdrlen, const void *data,
@@ -359,9 +360,7 @@ static void on_eager(void *core, void *ctx, const void *hdr, size_t hdrlen, cons
     else
         r = faro_mq_take_posted(q, m.src, m.tag);
     if (r && len == m.len) { /* the common case: no bookkeeping */
-        struct faro_unexp u = {.kind = FARO_AM_EAGER, .peer = peer};
-        u.h.m = m;
-        eager_matched(r, &u, data, len);
+        eager_matched(r, peer, &m, data, len);
         return;
     }
     struct faro_unexp *u = calloc(1, sizeof *u);
@@ -374,8 +373,9 @@ static void on_eager(void *core, void *ctx, const void *hdr, size_t hdrlen, cons
     u->have = len;
     if (len < m.len)
         faro.peers[peer].eager_in = u;
-    if (r) {
-        eager_matched(r, u, data, len);
+    if (r) { /* fragments follow: they go straight to r */
+        if (!eager_matched(r, peer, &m, data, len))
+            u->req = r;
         return;
     }
     faro_unexp_alloc(u, (size_t)m.len);
@@ -438,10 +438,10 @@ void faro_recv_take_unexp(struct faro_request *r, struct faro_unexp *u)
         faro_unexp_free(u);
         return;
     }
-    int done = u->have == u->h.m.len;
-    eager_matched(r, u, u->data, u->have);
-    if (done)
+    if (eager_matched(r, u->peer, &u->h.m, u->data, u->have))
         faro_unexp_free(u);
+    else
+        u->req = r; /* the fragments still to come go straight to r */
 }
 
 int faro_recv_start(struct faro_request *r)

@@ -107,6 +107,13 @@ static inline int faro_rndv_choice(const faro_tp_attr_t *a)
     return (a->caps & FARO_TP_CAP_PUT) ? FARO_RNDV_PUT : FARO_RNDV_PIPELINE;
 }
 
+/* send.c: a blocking standard send, arguments checked, that fits the peer's
+ * eager and inline limits goes out now without a request (nothing will refer
+ * to it: no acknowledgement, no rendezvous). 1 when it left; 0 when the
+ * caller must post a request (not small, not contiguous, MPI_PROC_NULL, the
+ * transport said "again", or failed: the request's path reports that). */
+int faro_send_inline_now(MPI_Comm comm, const void *buf, int count, MPI_Datatype type,
+                         int dest, int tag);
 /* send.c / recv.c: start the protocol for a prepared request */
 int faro_send_start(struct faro_request *r);
 int faro_recv_start(struct faro_request *r);

@@ -246,12 +246,40 @@ static int send_rts(struct faro_request *r, struct faro_peer *p)
     return MPI_SUCCESS;
 }
 
+static inline void trace_send(int peer, MPI_Comm comm, int tag, size_t len,
+                              const struct faro_peer *p)
+{
+    faro_trace("send to rank %d (context %u, tag %d): %zu bytes %s over %s", peer,
+               comm->context_id, tag, len, len > p->eager_limit ? "by rendezvous" : "eagerly",
+               p->t->ops->name);
+}
+
+int faro_send_inline_now(MPI_Comm comm, const void *buf, int count, MPI_Datatype type,
+                         int dest, int tag)
+{
+    size_t len = (size_t)count * type->size;
+    if (dest == MPI_PROC_NULL || !(type->dense || len == 0))
+        return 0;
+    int peer = faro_comm_world_rank(comm, dest);
+    struct faro_peer *p = faro_peer_get(peer);
+    struct faro_hdr_match h = {
+        .ctx = comm->context_id, .src = comm->rank, .tag = tag, .len = len,
+    };
+    if (len > p->eager_limit || sizeof h + len > p->max_inline)
+        return 0;
+    struct faro_transport *t = p->t;
+    int rc = t->ops->send_inline(t->tp, p->ep, FARO_AM_EAGER, &h, sizeof h,
+                                 faro_type_dense_at(buf, type), len);
+    if (rc != FARO_TP_DONE && rc != FARO_TP_OK)
+        return 0;
+    trace_send(peer, comm, tag, len, p); /* once it left: the request's path says it otherwise */
+    return 1;
+}
+
 int faro_send_start(struct faro_request *r)
 {
     struct faro_peer *p = faro_peer_get(r->peer);
-    faro_trace("send to rank %d (context %u, tag %d): %zu bytes %s over %s", r->peer,
-               r->comm->context_id, r->tag, r->len,
-               r->len > p->eager_limit ? "by rendezvous" : "eagerly", p->t->ops->name);
+    trace_send(r->peer, r->comm, r->tag, r->len, p);
     if (r->len > p->eager_limit)
         return send_rts(r, p);
     if (!r->data) { /* non-contiguous: packed whole, it is small */

@@ -8,7 +8,8 @@
  * list (faro_wait_begin) and unlinks it when the wait ends (faro_wait_end):
  * a few stores, on the path that is about to wait anyway; the start time is
  * read at the wait's first idle poll (a coarse clock, in faro_hang_idle). A
- * call whose request is already complete records nothing, and nonblocking
+ * call whose request is already complete, or completes at its first poll
+ * (p2p/wait.c), records nothing, and nonblocking
  * calls never do. The list is touched under the library
  * lock at MPI_THREAD_MULTIPLE; below it only one thread is in MPI.
  *

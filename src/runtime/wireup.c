@@ -336,6 +336,7 @@ void faro_bind_peer(struct faro_peer *p, struct faro_transport *t, faro_tp_ep_t 
         p->frag = a->max_send;
     if (!t->used) {
         t->used = 1;
+        faro_progress_transports();
         if (faro.nstandby > 0)
             faro.nstandby--;
         faro_info(1, "transport %s: eager limit %zu, max inline %zu, fragment %zu, "
@@ -555,8 +556,9 @@ void faro_wireup_finalize(void)
         tp_why[i] = NULL;
     }
     free(faro.tps);
+    faro.tps = NULL;
+    faro_progress_transports(); /* none left to poll */
     faro_peers_finalize();
     free(faro.node_of);
     free(faro.local_ranks);
-    faro.tps = NULL;
 }

@@ -124,6 +124,7 @@ START_TEST(test_wrap)
     /* Every slot was used and each sits where the counter says. */
     ck_assert_uint_eq(f.tx.pos, sent % nslots);
     ck_assert_uint_eq(f.rx.pos, got % nslots);
+    shm_tx_detach(&f.tx); /* the tail reaches the ring only then */
     ck_assert_uint_eq(atomic_load(&f.ring->tail), sent);
     ck_assert_uint_eq(atomic_load(&f.ring->head), got);
     fixture_close(&f);
@@ -140,7 +141,9 @@ START_TEST(test_attach_in_use)
         ck_assert_int_eq(recv_u64(&f.rx, &v), 1);
     }
     ck_assert_int_eq(send_u64(&f.tx, 7), 1);
-    /* A second view attached now continues where the ring stands. */
+    /* A second view attached after the first detached continues where the
+     * ring stands. */
+    shm_tx_detach(&f.tx);
     struct shm_tx tx2;
     struct shm_rx rx2;
     shm_tx_attach(&tx2, f.ring, f.slots, 3, 64);

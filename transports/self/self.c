@@ -26,6 +26,7 @@ struct faro_tp {
     void *core;
     struct faro_tp_ep self;
     struct self_msg *head, *tail;
+    int queued; /* messages in the queue: attr.pending, so idle polls skip us */
 };
 
 /* What mem_reg and rkey_unpack hand out: any non-NULL token will do. */
@@ -50,6 +51,7 @@ static int self_init(faro_tp_t **out, const faro_tp_env_t *env, faro_tp_attr_t *
         .rkey_size = 1,
         .latency_us = 0.05,
         .bandwidth_mbs = 10000,
+        .pending = &tp->queued,
     };
     *out = tp;
     return FARO_TP_OK;
@@ -117,6 +119,7 @@ static int self_enqueue(faro_tp_t *tp, unsigned kind, const void *hdr, size_t hd
     else
         tp->head = m;
     tp->tail = m;
+    tp->queued++;
     return FARO_TP_DONE;
 }
 
@@ -199,6 +202,7 @@ static int self_progress(faro_tp_t *tp)
         if (!tp->head)
             tp->tail = NULL;
         int was_last = m == last;
+        tp->queued--;
         tp->handler[m->kind](tp->core, tp->self.ctx, m->bytes, m->hdrlen,
                              m->bytes + m->hdrlen, m->len);
         free(m);

@@ -17,7 +17,8 @@
  * number that publishes it (tail + 1, stored with release after the slot's
  * contents), and the receiver polls the sequence word of the slot it expects
  * next. A small message then costs one cache-line transfer, not two (the
- * counter's line and the slot's line). `tail` is still kept for attaching.
+ * counter's line and the slot's line). `tail` is only for attaching again:
+ * the sender stores it when it detaches (shm_tx_detach), not per message.
  * The sender keeps a private copy of `head` and reloads it only when the copy
  * says "full", so a busy ring costs one shared load per many slots.
  */
@@ -40,7 +41,8 @@ static inline _Atomic uint64_t *shm_slot_seq(char *slot)
 }
 
 struct shm_ring {
-    _Alignas(SHM_RING_LINE) _Atomic uint64_t tail; /* published slots; sender writes */
+    _Alignas(SHM_RING_LINE) _Atomic uint64_t tail; /* published slots, as of the sender's
+                                                    * last detach; sender writes */
     _Alignas(SHM_RING_LINE) _Atomic uint64_t head; /* freed slots; receiver writes */
 };
 
@@ -75,7 +77,8 @@ static inline void shm_ring_format(struct shm_ring *ring)
 }
 
 /* Attach a private view; the counters are read from the ring, so a view
- * attached to a ring already in use continues where it stands. */
+ * attached to a ring already in use (its sender detached) continues where
+ * it stands. */
 static inline void shm_tx_attach(struct shm_tx *tx, struct shm_ring *ring, void *slots,
                                  uint32_t nslots, size_t slot_size)
 {
@@ -100,6 +103,12 @@ static inline void shm_rx_attach(struct shm_rx *rx, struct shm_ring *ring, void 
     rx->pos = (uint32_t)(rx->head % nslots);
 }
 
+/* The sender lets go of the ring (its view may attach again later). */
+static inline void shm_tx_detach(struct shm_tx *tx)
+{
+    atomic_store_explicit(&tx->ring->tail, tx->tail, memory_order_release);
+}
+
 /* The next free slot, or NULL when the ring is full. The slot is the
  * sender's until shm_tx_publish. */
 static inline void *shm_tx_reserve(struct shm_tx *tx)
@@ -120,7 +129,6 @@ static inline void shm_tx_publish(struct shm_tx *tx)
     tx->tail++;
     if (++tx->pos == tx->nslots)
         tx->pos = 0;
-    atomic_store_explicit(&tx->ring->tail, tx->tail, memory_order_release);
 }
 
 /* The oldest published slot, or NULL when the ring is empty. */

@@ -222,6 +222,8 @@ int faro_shm_seg_attach(faro_tp_t *tp, struct faro_tp_ep *p, const struct shm_bl
 
 void faro_shm_seg_detach(struct faro_tp_ep *p)
 {
+    if (p->map && p->tx.ring)
+        shm_tx_detach(&p->tx); /* a later connect continues from here */
     if (p->map)
         munmap(p->map, p->map_len);
     p->map = NULL;
