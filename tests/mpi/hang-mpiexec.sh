@@ -47,8 +47,11 @@ rm -f "$tmp/out" "$tmp/err"
 env TEST_CASE=recv_recv TEST_ALARM=0 "$MPIEXEC" --timeout 6 -n 2 tests/mpi/deadlock \
     >"$tmp/out" 2>"$tmp/err" </dev/null &
 job=$!
+# (grep -c prints nothing while the background shell has not made the file
+# yet, and an empty count ended the wait at once: the signal then came before
+# mpiexec's handler.)
 n=0
-while [ "$(grep -c ' pid ' "$tmp/out" 2>/dev/null)" -lt 2 ] && [ $n -lt 300 ]; do
+while seen=$(grep -c ' pid ' "$tmp/out" 2>/dev/null); [ "${seen:-0}" -lt 2 ] && [ $n -lt 300 ]; do
     sleep 0.1; n=$((n + 1))
 done
 kill -USR1 $job
