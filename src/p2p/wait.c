@@ -51,7 +51,7 @@ static inline void give_status(MPI_Status *st, const MPI_Status *from, int multi
 }
 
 /* Hand a complete request back to the user: status, then release or deactivate. */
-static int finish(const char *fn, MPI_Request *slot, MPI_Status *st, int multi)
+static inline int finish(const char *fn, MPI_Request *slot, MPI_Status *st, int multi)
 {
     struct faro_request *r = *slot;
     int rc;
