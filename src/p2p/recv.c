@@ -450,7 +450,7 @@ void faro_recv_take_unexp(struct faro_request *r, struct faro_unexp *u)
 int faro_recv_start(struct faro_request *r)
 {
     struct faro_mq *q = faro_mq_get(r->comm->context_id);
-    struct faro_unexp *u = faro_mq_find_unexp(q, r->rank, r->tag, 1);
+    struct faro_unexp *u = q->unexp ? faro_mq_find_unexp(q, r->rank, r->tag, 1) : NULL;
     faro_trace("receive posted (context %u, source %d, tag %d): %s", r->comm->context_id,
                r->rank, r->tag, u ? "takes an unexpected message" : "waits");
     if (u)
