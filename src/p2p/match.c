@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mpi.h"
 #include "p2p/request.h"
@@ -35,8 +36,9 @@ struct faro_mq *faro_mq_create(uint32_t ctx)
 
 size_t faro_unexp_bytes;
 
-void faro_unexp_alloc(struct faro_unexp *u, size_t len)
+struct faro_unexp *faro_unexp_eager(int peer, const struct faro_hdr_match *m)
 {
+    size_t len = (size_t)m->len;
     size_t limit = (size_t)faro_tun_int(FARO_TUN_UNEXPECTED_LIMIT);
     if (faro_unexp_bytes + len > limit) {
         char have[32], lim[32];
@@ -45,22 +47,29 @@ void faro_unexp_alloc(struct faro_unexp *u, size_t len)
         faro_fatal(MPI_ERR_NO_MEM, "messages that arrived before their receives hold %s here, "
                    "and a %zu-byte one from rank %d (tag %d) would pass "
                    "FARO_UNEXPECTED_LIMIT=%s: post the receives earlier, or let the sender "
-                   "wait (MPI_Ssend), or raise FARO_UNEXPECTED_LIMIT", have, len, u->peer,
-                   u->h.m.tag, lim);
+                   "wait (MPI_Ssend), or raise FARO_UNEXPECTED_LIMIT", have, len, peer,
+                   m->tag, lim);
     }
-    u->data = malloc(len ? len : 1);
-    if (!u->data)
+    struct faro_unexp *u = malloc(sizeof *u + len);
+    if (!u)
         faro_fatal(MPI_ERR_NO_MEM, "out of memory for an arriving message of %zu bytes from "
-                   "rank %d (unexpected messages already hold %zu bytes here)", len, u->peer,
+                   "rank %d (unexpected messages already hold %zu bytes here)", len, peer,
                    faro_unexp_bytes);
+    memset(u, 0, sizeof *u);
+    u->kind = FARO_AM_EAGER;
+    u->peer = peer;
+    u->h.m = *m;
+    u->data = (char *)(u + 1);
     u->held = len;
     faro_unexp_bytes += len;
+    return u;
 }
 
 void faro_unexp_free(struct faro_unexp *u)
 {
     faro_unexp_bytes -= u->held;
-    free(u->data);
+    if (u->data != (char *)(u + 1)) /* not in the same allocation (an RTS's key) */
+        free(u->data);
     free(u);
 }
 

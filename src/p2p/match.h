@@ -60,11 +60,13 @@ int faro_mq_unpost(struct faro_mq *q, struct faro_request *r);
 
 void faro_mq_add_unexp(struct faro_mq *q, struct faro_unexp *u);
 /* Memory held by unexpected messages' payloads at this process, bounded by
- * FARO_UNEXPECTED_LIMIT: faro_unexp_alloc gives u a payload buffer of len
- * bytes and ends the job with the numbers and the knob when that would pass
- * the bound; faro_unexp_free releases a record and its payload. */
+ * FARO_UNEXPECTED_LIMIT: faro_unexp_eager makes the record of an eager
+ * message from peer with header m and room for its m->len bytes after it
+ * (one allocation), and ends the job with the numbers and the knob when
+ * that would pass the bound; faro_unexp_free releases a record and its
+ * payload. */
 extern size_t faro_unexp_bytes;
-void faro_unexp_alloc(struct faro_unexp *u, size_t len);
+struct faro_unexp *faro_unexp_eager(int peer, const struct faro_hdr_match *m);
 void faro_unexp_free(struct faro_unexp *u);
 /* First unexpected message matching (src, tag), either may be a wildcard;
  * removed when take is set. */

@@ -103,6 +103,20 @@ int faro_send_prepare(struct faro_request *r)
     return MPI_SUCCESS;
 }
 
+/* A receive into a non-contiguous type lands in a staging copy. */
+static int recv_stage(struct faro_request *r)
+{
+    MPI_Datatype t = r->type;
+    r->tmp = malloc(r->len);
+    if (!r->tmp)
+        return faro_err(r->comm, MPI_ERR_NO_MEM, "out of memory staging %zu bytes", r->len);
+    r->data = r->tmp;
+    r->landed = 0;
+    faro_type_retain(t); /* unpacked at the end; released with the request (request.c) */
+    return MPI_SUCCESS;
+}
+
+/* The common case first; staging apart (recv_stage). */
 int faro_recv_prepare(struct faro_request *r)
 {
     MPI_Datatype t = r->type;
@@ -111,13 +125,7 @@ int faro_recv_prepare(struct faro_request *r)
         r->data = faro_type_dense_at(r->ubuf, t);
         return MPI_SUCCESS;
     }
-    r->tmp = malloc(r->len);
-    if (!r->tmp)
-        return faro_err(r->comm, MPI_ERR_NO_MEM, "out of memory staging %zu bytes", r->len);
-    r->data = r->tmp;
-    r->landed = 0;
-    faro_type_retain(t); /* unpacked at the end; released with the request (request.c) */
-    return MPI_SUCCESS;
+    return recv_stage(r);
 }
 
 /* Start (or restart, for persistent requests) an operation already described

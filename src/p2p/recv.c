@@ -363,6 +363,16 @@ static void on_eager(void *core, void *ctx, const void *hdr, size_t hdrlen, cons
         eager_matched(r, peer, &m, data, len);
         return;
     }
+    if (!r) { /* unexpected: kept, with room for the fragments still to come */
+        struct faro_unexp *u = faro_unexp_eager(peer, &m);
+        memcpy(u->data, data, len);
+        u->have = len;
+        if (len < m.len)
+            faro.peers[peer].eager_in = u;
+        faro_mq_add_unexp(q, u);
+        return;
+    }
+    /* matched, and fragments follow: they go straight to r */
     struct faro_unexp *u = calloc(1, sizeof *u);
     if (!u)
         faro_fatal(MPI_ERR_NO_MEM, "out of memory for an arriving message of %zu bytes",
@@ -371,16 +381,9 @@ static void on_eager(void *core, void *ctx, const void *hdr, size_t hdrlen, cons
     u->peer = peer;
     u->h.m = m;
     u->have = len;
-    if (len < m.len)
-        faro.peers[peer].eager_in = u;
-    if (r) { /* fragments follow: they go straight to r */
-        if (!eager_matched(r, peer, &m, data, len))
-            u->req = r;
-        return;
-    }
-    faro_unexp_alloc(u, (size_t)m.len);
-    memcpy(u->data, data, len);
-    faro_mq_add_unexp(q, u);
+    faro.peers[peer].eager_in = u;
+    if (!eager_matched(r, peer, &m, data, len))
+        u->req = r;
 }
 
 static void on_eager_cont(void *core, void *ctx, const void *hdr, size_t hdrlen,
@@ -447,7 +450,7 @@ void faro_recv_take_unexp(struct faro_request *r, struct faro_unexp *u)
 int faro_recv_start(struct faro_request *r)
 {
     struct faro_mq *q = faro_mq_get(r->comm->context_id);
-    struct faro_unexp *u = faro_mq_find_unexp(q, r->rank, r->tag, 1);
+    struct faro_unexp *u = q->unexp ? faro_mq_find_unexp(q, r->rank, r->tag, 1) : NULL;
     faro_trace("receive posted (context %u, source %d, tag %d): %s", r->comm->context_id,
                r->rank, r->tag, u ? "takes an unexpected message" : "waits");
     if (u)

@@ -51,7 +51,7 @@ static inline void give_status(MPI_Status *st, const MPI_Status *from, int multi
 }
 
 /* Hand a complete request back to the user: status, then release or deactivate. */
-static int finish(const char *fn, MPI_Request *slot, MPI_Status *st, int multi)
+static inline int finish(const char *fn, MPI_Request *slot, MPI_Status *st, int multi)
 {
     struct faro_request *r = *slot;
     int rc;
@@ -80,16 +80,24 @@ static int finish(const char *fn, MPI_Request *slot, MPI_Status *st, int multi)
 
 /* A blocking call that finds nothing complete records what it waits for,
  * so that a hang report can say (runtime/hang.h); a call whose requests are
- * already done records nothing. */
-static int some_done(struct faro_request *const *reqs, int n, int any)
+ * already done records nothing.
+ *
+ * Done yet? Waiting for all, *from is the first request not known to be
+ * complete: a request stays complete while a call waits for it, so each
+ * poll goes on from there instead of walking the whole array again.
+ * Waiting for any, every active request is looked at. */
+static int some_done(struct faro_request *const *reqs, int n, int any, int *from)
 {
-    for (int i = 0; i < n; i++) {
+    int i = *from;
+    for (; i < n; i++) {
         if (!reqs[i] || (reqs[i]->persistent && !reqs[i]->active))
             continue;
         if (reqs[i]->complete == any)
-            return any;
+            break;
     }
-    return !any;
+    if (!any)
+        *from = i;
+    return any ? i < n : i == n;
 }
 
 /* Most waits for a small message end at their first poll: it runs before
@@ -106,15 +114,16 @@ static inline int first_poll_completes(struct faro_request *r)
 
 void faro_wait_reqs(const char *fn, struct faro_request *const *reqs, int n, int any)
 {
-    if (some_done(reqs, n, any))
+    int from = 0;
+    if (some_done(reqs, n, any, &from))
         return;
     int events = faro_progress(); /* first_poll_completes, for several */
-    if (some_done(reqs, n, any))
+    if (some_done(reqs, n, any, &from))
         return;
     faro_progress_idle(events);
     struct faro_wait w = {.fn = fn, .reqs = reqs, .nreqs = n, .any = any};
     faro_wait_begin(&w);
-    FARO_WAIT_UNTIL(some_done(reqs, n, any));
+    FARO_WAIT_UNTIL(some_done(reqs, n, any, &from));
     faro_wait_end(&w);
 }
 
