@@ -19,7 +19,9 @@
  *     created window (MPI_ERR_RMA_FLAVOR); detach of memory never attached
  *     (MPI_ERR_RMA_ATTACH);
  *   - a put to a dynamic window where nothing is attached: the target finds
- *     it and the origin's unlock reports MPI_ERR_RMA_RANGE;
+ *     it and the origin's unlock reports MPI_ERR_RMA_RANGE; in a PSCW epoch
+ *     MPI_Win_complete reports it, and nothing of it is left for the next
+ *     epoch's unlock;
  *   - MPI_Win_allocate_shared over ranks of several nodes (when run so:
  *     mpiexec -launcher fork -hosts a,b) is MPI_ERR_RMA_SHARED;
  *   - the error message names the call and what was wrong.
@@ -126,6 +128,28 @@ int main(int argc, char **argv)
     MPI_Error_string(rc, msg, &len);
     TU_ASSERT(strstr(msg, "MPI_Win_unlock") && strstr(msg, "attached"), "dynamic range "
               "message \"%s\"", msg);
+    /* the same in a PSCW epoch: MPI_Win_complete ends it, so it reports the error */
+    MPI_Group wgroup, from, to;
+    int left = (rank + size - 1) % size;
+    TU_CHECK(MPI_Win_get_group(win, &wgroup));
+    TU_CHECK(MPI_Group_incl(wgroup, 1, &left, &from));
+    TU_CHECK(MPI_Group_incl(wgroup, 1, &right, &to));
+    TU_CHECK(MPI_Win_post(from, 0, win));
+    TU_CHECK(MPI_Win_start(to, 0, win));
+    TU_CHECK(MPI_Put(&x, 1, MPI_INT, right, addr + (1 << 20), 1, MPI_INT, win));
+    rc = MPI_Win_complete(win);
+    TU_EXPECT_CLASS(rc, MPI_ERR_RMA_RANGE);
+    if (rc != MPI_SUCCESS) {
+        MPI_Error_string(rc, msg, &len);
+        TU_ASSERT(strstr(msg, "MPI_Win_complete") && strstr(msg, "attached"), "PSCW dynamic "
+                  "range message \"%s\"", msg);
+    }
+    TU_CHECK(MPI_Win_wait(win));
+    TU_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+    TU_CHECK(MPI_Win_unlock(right, win)); /* no error of the PSCW epoch left over */
+    MPI_Group_free(&from);
+    MPI_Group_free(&to);
+    MPI_Group_free(&wgroup);
     TU_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     TU_CHECK(MPI_Win_detach(win, buf));
     TU_CHECK(MPI_Win_free(&win));
