@@ -6,7 +6,10 @@
  *   - MPI_Win_set_attr/get_attr/delete_attr with MPI_KEYVAL_INVALID and
  *     with a communicator's keyval return MPI_ERR_KEYVAL;
  *   - a delete callback that fails: MPI_Win_delete_attr returns its code;
- *   - a user window handler is called once per error, with the window.
+ *   - a user window handler is called once per error, with the window;
+ *   - MPI_Win_create_errhandler's own errors (NULL function or handle, on
+ *     MPI_COMM_WORLD, made MPI_ERRORS_RETURN for that) name it, not
+ *     MPI_Comm_create_errhandler.
  */
 #include "util.h"
 
@@ -70,6 +73,20 @@ int main(int argc, char **argv)
 
     TU_CHECK(MPI_Win_free_keyval(&wkey));
     TU_CHECK(MPI_Win_free(&win));
+
+    TU_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    for (int i = 0; i < 2; i++) {
+        rc = i ? MPI_Win_create_errhandler(win_handler, NULL)
+               : MPI_Win_create_errhandler(NULL, &eh);
+        TU_EXPECT_CLASS(rc, MPI_ERR_ARG);
+        if (rc == MPI_SUCCESS)
+            continue;
+        char msg[MPI_MAX_ERROR_STRING];
+        int len;
+        MPI_Error_string(rc, msg, &len);
+        TU_ASSERT(strstr(msg, "MPI_Win_create_errhandler") && !strstr(msg, "MPI_Comm_"),
+                  "message \"%s\" does not name MPI_Win_create_errhandler", msg);
+    }
     tu_finish();
     return 0;
 }
