@@ -10,7 +10,10 @@
  *     displacement (MPI_ERR_RMA_RANGE), with mismatched sizes
  *     (MPI_ERR_TYPE), an accumulate with a user op or an op the type does
  *     not take (MPI_ERR_OP), but a zero-count one is not checked (mpi4py's
- *     testGetAccumulate: MPI_SUM on 0 MPI_BYTE);
+ *     testGetAccumulate: MPI_SUM on 0 MPI_BYTE); MPI_Accumulate with
+ *     MPI_NO_OP (MPI_ERR_OP: only the fetching calls take it);
+ *     MPI_Fetch_and_op and MPI_Compare_and_swap with a derived datatype, and
+ *     MPI_Compare_and_swap with a floating type (MPI_ERR_TYPE);
  *   - synchronization out of order: unlock without lock, lock twice,
  *     flush without a lock, complete without start, wait without post, a
  *     fence inside a lock epoch, free with a lock held (MPI_ERR_RMA_SYNC);
@@ -95,6 +98,30 @@ int main(int argc, char **argv)
                                 MPI_SUM, win));
     TU_EXPECT_CLASS(MPI_Get_accumulate(&c0, 1, MPI_BYTE, &r0, 1, MPI_BYTE, right, 0, 1,
                                        MPI_BYTE, MPI_SUM, win), MPI_ERR_OP);
+    rc = MPI_Accumulate(&x, 1, MPI_INT, right, 0, 1, MPI_INT, MPI_NO_OP, win);
+    TU_EXPECT_CLASS(rc, MPI_ERR_OP);
+    if (rc != MPI_SUCCESS) {
+        MPI_Error_string(rc, msg, &len);
+        TU_ASSERT(strstr(msg, "MPI_Accumulate") && strstr(msg, "MPI_NO_OP"), "NO_OP message "
+                  "\"%s\"", msg);
+    }
+    MPI_Datatype one_int;
+    TU_CHECK(MPI_Type_contiguous(1, MPI_INT, &one_int));
+    TU_CHECK(MPI_Type_commit(&one_int));
+    int got = 0, cmp = 0;
+    TU_EXPECT_CLASS(MPI_Fetch_and_op(&x, &got, one_int, right, 0, MPI_SUM, win), MPI_ERR_TYPE);
+    TU_EXPECT_CLASS(MPI_Compare_and_swap(&x, &cmp, &got, one_int, right, 0, win),
+                    MPI_ERR_TYPE);
+    MPI_Type_free(&one_int);
+    double dc = 0, dr = 0;
+    rc = MPI_Compare_and_swap(&d, &dc, &dr, MPI_DOUBLE, right, 0, win);
+    TU_EXPECT_CLASS(rc, MPI_ERR_TYPE);
+    if (rc != MPI_SUCCESS) {
+        MPI_Error_string(rc, msg, &len);
+        TU_ASSERT(strstr(msg, "MPI_Compare_and_swap") && strstr(msg, "MPI_DOUBLE") &&
+                  strstr(msg, "integer"), "floating compare-and-swap message \"%s\"", msg);
+    }
+    TU_CHECK(MPI_Fetch_and_op(&x, &got, MPI_INT, right, 0, MPI_NO_OP, win));
     TU_CHECK(MPI_Win_unlock(right, win));
 
     MPI_Aint qs;
