@@ -305,8 +305,7 @@ static int rma_issue(MPI_Win win, const struct rma_args *a, struct faro_request 
     int64_t disp = (int64_t)a->disp * (win->flavor == MPI_WIN_FLAVOR_DYNAMIC
                                            ? 1 : win->ranks[t].disp_unit);
     h.addr = (uint64_t)(disp + first);
-    /* Zero elements: nothing to combine, so no op to check (MPICH and Open MPI accept
-     * MPI_SUM on MPI_BYTE there, and mpi4py relies on it). */
+    /* The op travels only with elements to combine (check_op left it unchecked at zero). */
     if ((a->kind == RMA_ACC || a->kind == RMA_GACC) && tbytes > 0) {
         h.op = (uint8_t)a->op->kind;
         if (a->ttype->basic)
