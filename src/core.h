@@ -44,6 +44,9 @@ void faro_errhandler_retain(MPI_Errhandler eh);
 void faro_errhandler_release(MPI_Errhandler eh);
 /* 0 when eh is a live errhandler (predefined or user). */
 int faro_errhandler_check(MPI_Errhandler eh);
+/* A user errhandler calling f, for MPI_Comm_ and MPI_Win_create_errhandler
+ * (fn: the call, for its errors). The kind of f is the caller's word. */
+int faro_errhandler_create(const char *fn, MPI_Comm_errhandler_function *f, MPI_Errhandler *eh);
 /* The MPI_LASTUSEDCODE attribute: the last class or code the program added
  * (MPI_ERR_LASTCODE before any). */
 extern int faro_lastusedcode;

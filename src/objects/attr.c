@@ -31,11 +31,50 @@
  * At MPI_THREAD_MULTIPLE the table and the lists are under the library lock.
  */
 #include <limits.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "core.h"
 #include "base/pmi.h"
+
+/* Where an attribute call's errors go: a window's own handler (win set), or
+ * comm's (MPI_COMM_NULL: MPI_COMM_WORLD's, for datatypes and keyvals). */
+struct err_to {
+    MPI_Comm comm;
+    MPI_Win win;
+};
+#define TO_COMM(c) ((struct err_to){(c), NULL})
+#define TO_WIN(w) ((struct err_to){MPI_COMM_NULL, (w)})
+
+static int attr_err(struct err_to to, int errclass, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int attr_err(struct err_to to, int errclass, const char *fmt, ...)
+{
+    char msg[MPI_MAX_ERROR_STRING];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return to.win ? faro_win_err(to.win, errclass, "%s", msg)
+                  : faro_err(to.comm, errclass, "%s", msg);
+}
+
+/* A callback's own code, raised unchanged (fmt: where, for a fatal message). */
+static int attr_err_pass(struct err_to to, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int attr_err_pass(struct err_to to, int code, const char *fmt, ...)
+{
+    if (to.win)
+        return faro_win_err_pass(to.win, code);
+    char where[MPI_MAX_ERROR_STRING];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(where, sizeof where, fmt, ap);
+    va_end(ap);
+    return faro_err_pass(to.comm, code, "%s", where);
+}
 
 #define FIRST_USER 16
 #define SLOT_BITS 16
@@ -230,24 +269,24 @@ static int keyval_create(const char *fn, int kind, void (*copy)(void), void (*de
  * program freed while attributes still use it is found only when
  * freed_too is set (getting and deleting those attributes). */
 static struct keyval *keyval_get(const char *fn, int kind, int id, int freed_too,
-                                 MPI_Comm errcomm, int *rc)
+                                 struct err_to errto, int *rc)
 {
     struct keyval *kv = keyval_of(id);
     if (kv && kv->kind == kind && (freed_too || !kv->freed))
         return kv;
     if (kv && kv->kind != kind)
-        *rc = faro_err(errcomm, MPI_ERR_KEYVAL, "%s: keyval %d is a %s keyval, not a %s one", fn,
+        *rc = attr_err(errto, MPI_ERR_KEYVAL, "%s: keyval %d is a %s keyval, not a %s one", fn,
                        id, kind_name[kv->kind], kind_name[kind]);
     else if (kv)
-        *rc = faro_err(errcomm, MPI_ERR_KEYVAL, "%s: keyval %d was freed (MPI_%s_free_keyval); "
+        *rc = attr_err(errto, MPI_ERR_KEYVAL, "%s: keyval %d was freed (MPI_%s_free_keyval); "
                        "its attributes can still be read and deleted, not set again", fn, id,
                        kind_api[kind]);
     else if (predefined_value(id))
-        *rc = faro_err(errcomm, MPI_ERR_KEYVAL,
+        *rc = attr_err(errto, MPI_ERR_KEYVAL,
                        "%s: keyval %d is predefined (MPI_TAG_UB, MPI_HOST, ...): its attribute "
                        "can be read with MPI_Comm_get_attr only", fn, id);
     else
-        *rc = faro_err(errcomm, MPI_ERR_KEYVAL,
+        *rc = attr_err(errto, MPI_ERR_KEYVAL,
                        "%s: keyval %d is not a valid keyval (%s; create one with "
                        "MPI_%s_create_keyval)", fn, id,
                        id == MPI_KEYVAL_INVALID ? "MPI_KEYVAL_INVALID" : "freed or never created",
@@ -262,7 +301,7 @@ static int keyval_free(const char *fn, int kind, int *keyval)
                         kind_arg[kind]);
     FARO_LOCKED;
     int rc = MPI_SUCCESS;
-    struct keyval *kv = keyval_get(fn, kind, *keyval, 1, MPI_COMM_NULL, &rc);
+    struct keyval *kv = keyval_get(fn, kind, *keyval, 1, TO_COMM(MPI_COMM_NULL), &rc);
     if (!kv)
         return rc;
     if (kv->freed) /* attributes keep it alive, the program's handle is gone */
@@ -288,9 +327,9 @@ static struct faro_attr *find(struct faro_attr *list, const struct keyval *kv)
     return *link_of(&list, kv, 0);
 }
 
-static int busy_error(const char *fn, MPI_Comm errcomm, int keyval)
+static int busy_error(const char *fn, struct err_to errto, int keyval)
 {
-    return faro_err(errcomm, MPI_ERR_KEYVAL, "%s: the attribute of keyval %d is being copied or "
+    return attr_err(errto, MPI_ERR_KEYVAL, "%s: the attribute of keyval %d is being copied or "
                     "deleted (this call comes from its own callback)", fn, keyval);
 }
 
@@ -312,20 +351,20 @@ static void drop(struct faro_attr **list, struct faro_attr *a)
     free(a);
 }
 
-static int set_attr(const char *fn, int kind, void *obj, MPI_Comm errcomm,
+static int set_attr(const char *fn, int kind, void *obj, struct err_to errto,
                     struct faro_attr **list, int keyval, void *value)
 {
     int rc = MPI_SUCCESS;
-    struct keyval *kv = keyval_get(fn, kind, keyval, 0, errcomm, &rc);
+    struct keyval *kv = keyval_get(fn, kind, keyval, 0, errto, &rc);
     if (!kv)
         return rc;
     struct faro_attr *a = find(*list, kv);
     if (a && a->busy)
-        return busy_error(fn, errcomm, keyval);
+        return busy_error(fn, errto, keyval);
     if (a) { /* replacing a value deletes the old one first */
         rc = run_delete(kind, a, obj);
         if (rc != MPI_SUCCESS)
-            return faro_err_pass(errcomm, rc,
+            return attr_err_pass(errto, rc,
                                  "%s: the delete callback of keyval %d failed on the old value",
                                  fn, keyval);
         a->value = value;
@@ -333,18 +372,18 @@ static int set_attr(const char *fn, int kind, void *obj, MPI_Comm errcomm,
     }
     a = malloc(sizeof *a);
     if (!a)
-        return faro_err(errcomm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+        return attr_err(errto, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     *a = (struct faro_attr){.kv = kv, .value = value, .next = *list};
     *list = a;
     kv->refs++;
     return MPI_SUCCESS;
 }
 
-static int get_attr(const char *fn, int kind, MPI_Comm errcomm, struct faro_attr *list,
+static int get_attr(const char *fn, int kind, struct err_to errto, struct faro_attr *list,
                     int keyval, void *value, int *flag)
 {
     if (!value || !flag)
-        return faro_err(errcomm, MPI_ERR_ARG, "%s: %s is NULL", fn,
+        return attr_err(errto, MPI_ERR_ARG, "%s: %s is NULL", fn,
                         value ? "flag" : "attribute_val");
     int *pre_value = kind == FARO_ATTR_COMM ? predefined_value(keyval) : NULL;
     if (pre_value == &pre.universe_size && pre.universe_size < 0)
@@ -355,7 +394,7 @@ static int get_attr(const char *fn, int kind, MPI_Comm errcomm, struct faro_attr
         return MPI_SUCCESS;
     }
     int rc = MPI_SUCCESS;
-    struct keyval *kv = keyval_get(fn, kind, keyval, 1, errcomm, &rc);
+    struct keyval *kv = keyval_get(fn, kind, keyval, 1, errto, &rc);
     if (!kv)
         return rc;
     struct faro_attr *a = find(list, kv);
@@ -366,21 +405,21 @@ static int get_attr(const char *fn, int kind, MPI_Comm errcomm, struct faro_attr
 }
 
 /* Deleting an attribute the object does not have is not an error. */
-static int delete_attr(const char *fn, int kind, void *obj, MPI_Comm errcomm,
+static int delete_attr(const char *fn, int kind, void *obj, struct err_to errto,
                        struct faro_attr **list, int keyval)
 {
     int rc = MPI_SUCCESS;
-    struct keyval *kv = keyval_get(fn, kind, keyval, 1, errcomm, &rc);
+    struct keyval *kv = keyval_get(fn, kind, keyval, 1, errto, &rc);
     if (!kv)
         return rc;
     struct faro_attr *a = find(*list, kv);
     if (!a)
         return MPI_SUCCESS;
     if (a->busy)
-        return busy_error(fn, errcomm, keyval);
+        return busy_error(fn, errto, keyval);
     rc = run_delete(kind, a, obj);
     if (rc != MPI_SUCCESS)
-        return faro_err_pass(errcomm, rc, "%s: the delete callback of keyval %d failed", fn,
+        return attr_err_pass(errto, rc, "%s: the delete callback of keyval %d failed", fn,
                              keyval);
     drop(list, a);
     return MPI_SUCCESS;
@@ -480,7 +519,7 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void *value)
 {
     CHECK_COMM("MPI_Comm_set_attr", comm);
     FARO_LOCKED;
-    return set_attr("MPI_Comm_set_attr", FARO_ATTR_COMM, comm, comm, &comm->attrs, keyval,
+    return set_attr("MPI_Comm_set_attr", FARO_ATTR_COMM, comm, TO_COMM(comm), &comm->attrs, keyval,
                     value);
 }
 
@@ -489,7 +528,7 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void *value, int *flag)
 {
     CHECK_COMM("MPI_Comm_get_attr", comm);
     FARO_LOCKED;
-    return get_attr("MPI_Comm_get_attr", FARO_ATTR_COMM, comm, comm->attrs, keyval, value,
+    return get_attr("MPI_Comm_get_attr", FARO_ATTR_COMM, TO_COMM(comm), comm->attrs, keyval, value,
                     flag);
 }
 
@@ -498,7 +537,7 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval)
 {
     CHECK_COMM("MPI_Comm_delete_attr", comm);
     FARO_LOCKED;
-    return delete_attr("MPI_Comm_delete_attr", FARO_ATTR_COMM, comm, comm, &comm->attrs,
+    return delete_attr("MPI_Comm_delete_attr", FARO_ATTR_COMM, comm, TO_COMM(comm), &comm->attrs,
                        keyval);
 }
 
@@ -523,7 +562,8 @@ int PMPI_Attr_put(MPI_Comm comm, int keyval, void *value)
 {
     CHECK_COMM("MPI_Attr_put", comm);
     FARO_LOCKED;
-    return set_attr("MPI_Attr_put", FARO_ATTR_COMM, comm, comm, &comm->attrs, keyval, value);
+    return set_attr("MPI_Attr_put", FARO_ATTR_COMM, comm, TO_COMM(comm), &comm->attrs, keyval,
+                    value);
 }
 
 #pragma weak MPI_Attr_get = PMPI_Attr_get
@@ -531,7 +571,8 @@ int PMPI_Attr_get(MPI_Comm comm, int keyval, void *value, int *flag)
 {
     CHECK_COMM("MPI_Attr_get", comm);
     FARO_LOCKED;
-    return get_attr("MPI_Attr_get", FARO_ATTR_COMM, comm, comm->attrs, keyval, value, flag);
+    return get_attr("MPI_Attr_get", FARO_ATTR_COMM, TO_COMM(comm), comm->attrs, keyval, value,
+                    flag);
 }
 
 #pragma weak MPI_Attr_delete = PMPI_Attr_delete
@@ -539,7 +580,8 @@ int PMPI_Attr_delete(MPI_Comm comm, int keyval)
 {
     CHECK_COMM("MPI_Attr_delete", comm);
     FARO_LOCKED;
-    return delete_attr("MPI_Attr_delete", FARO_ATTR_COMM, comm, comm, &comm->attrs, keyval);
+    return delete_attr("MPI_Attr_delete", FARO_ATTR_COMM, comm, TO_COMM(comm), &comm->attrs,
+                       keyval);
 }
 
 /* ---- datatypes (errors go to MPI_COMM_WORLD's handler) ---- */
@@ -569,8 +611,8 @@ int PMPI_Type_set_attr(MPI_Datatype type, int keyval, void *value)
 {
     CHECK_TYPE("MPI_Type_set_attr", type);
     FARO_LOCKED;
-    return set_attr("MPI_Type_set_attr", FARO_ATTR_TYPE, type, MPI_COMM_NULL, &type->attrs,
-                    keyval, value);
+    return set_attr("MPI_Type_set_attr", FARO_ATTR_TYPE, type, TO_COMM(MPI_COMM_NULL),
+                    &type->attrs, keyval, value);
 }
 
 #pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
@@ -578,8 +620,8 @@ int PMPI_Type_get_attr(MPI_Datatype type, int keyval, void *value, int *flag)
 {
     CHECK_TYPE("MPI_Type_get_attr", type);
     FARO_LOCKED;
-    return get_attr("MPI_Type_get_attr", FARO_ATTR_TYPE, MPI_COMM_NULL, type->attrs, keyval,
-                    value, flag);
+    return get_attr("MPI_Type_get_attr", FARO_ATTR_TYPE, TO_COMM(MPI_COMM_NULL), type->attrs,
+                    keyval, value, flag);
 }
 
 #pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
@@ -587,11 +629,11 @@ int PMPI_Type_delete_attr(MPI_Datatype type, int keyval)
 {
     CHECK_TYPE("MPI_Type_delete_attr", type);
     FARO_LOCKED;
-    return delete_attr("MPI_Type_delete_attr", FARO_ATTR_TYPE, type, MPI_COMM_NULL,
+    return delete_attr("MPI_Type_delete_attr", FARO_ATTR_TYPE, type, TO_COMM(MPI_COMM_NULL),
                        &type->attrs, keyval);
 }
 
-/* ---- windows (errors go to MPI_COMM_WORLD's handler until windows have their own) ---- */
+/* ---- windows (errors go to the window's handler; keyval calls to MPI_COMM_WORLD's) ---- */
 
 #define CHECK_WIN(fn, w)                                                                  \
     do {                                                                                  \
@@ -618,7 +660,7 @@ int PMPI_Win_set_attr(MPI_Win win, int keyval, void *value)
 {
     FARO_LOCKED;
     CHECK_WIN("MPI_Win_set_attr", win);
-    return set_attr("MPI_Win_set_attr", FARO_ATTR_WIN, win, MPI_COMM_NULL, &win->attrs, keyval,
+    return set_attr("MPI_Win_set_attr", FARO_ATTR_WIN, win, TO_WIN(win), &win->attrs, keyval,
                     value);
 }
 
@@ -629,7 +671,7 @@ int PMPI_Win_get_attr(MPI_Win win, int keyval, void *value, int *flag)
     CHECK_WIN("MPI_Win_get_attr", win);
     if (value && flag && faro_win_predefined_attr(win, keyval, value, flag))
         return MPI_SUCCESS;
-    return get_attr("MPI_Win_get_attr", FARO_ATTR_WIN, MPI_COMM_NULL, win->attrs, keyval, value,
+    return get_attr("MPI_Win_get_attr", FARO_ATTR_WIN, TO_WIN(win), win->attrs, keyval, value,
                     flag);
 }
 
@@ -638,6 +680,6 @@ int PMPI_Win_delete_attr(MPI_Win win, int keyval)
 {
     FARO_LOCKED;
     CHECK_WIN("MPI_Win_delete_attr", win);
-    return delete_attr("MPI_Win_delete_attr", FARO_ATTR_WIN, win, MPI_COMM_NULL, &win->attrs,
+    return delete_attr("MPI_Win_delete_attr", FARO_ATTR_WIN, win, TO_WIN(win), &win->attrs,
                        keyval);
 }

@@ -227,6 +227,12 @@ static void type_desc(MPI_Datatype t, MPI_Datatype b, char *buf, size_t len)
         snprintf(buf, len, "%s", t->name ? t->name : "a derived datatype");
 }
 
+int faro_type_compares(MPI_Datatype t)
+{
+    const struct predef_type *p = lookup(t);
+    return p && (p->cat & (CAT_INT | CAT_MULTI | CAT_LOGICAL | CAT_BYTE));
+}
+
 int faro_op_valid(MPI_Op op, MPI_Datatype t, char *msg, size_t msglen)
 {
     char dummy[1];

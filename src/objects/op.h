@@ -20,6 +20,10 @@ int faro_op_reduce(MPI_Op op, const void *in, void *inout, size_t count, MPI_Dat
 /* 0 when op may be applied to t; else MPI_ERR_OP (or MPI_ERR_TYPE) and why in msg
  * (without a function name: the caller prefixes its own, "MPI_Reduce: %s"). */
 int faro_op_valid(MPI_Op op, MPI_Datatype t, char *msg, size_t msglen);
+/* 1 when predefined type t is a C or Fortran integer, logical, multi-language
+ * (MPI_AINT, MPI_OFFSET, MPI_COUNT) or byte type: what MPI_Compare_and_swap
+ * takes (MPI 3.1 11.3.4). */
+int faro_type_compares(MPI_Datatype t);
 int faro_op_is_commutative(MPI_Op op);
 
 /* A nonblocking operation that keeps op past the call retains it and releases

@@ -246,6 +246,8 @@ static int apply(MPI_Win win, int src, const struct rma_hdr *h, const char *body
         return 1;
     case RMA_COMPLETE:
         t->completes++;
+        if (h->flags & RMA_F_ACK)
+            ack(win, src, h);
         return 1;
     default:
         faro_fatal(MPI_ERR_INTERN, "one-sided: request of unknown kind %d from rank %d",

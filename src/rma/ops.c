@@ -174,6 +174,15 @@ static int check_op(MPI_Win win, const struct rma_args *a)
         return rc;
     if ((rc = check_type(win, fn, "target", a->tcount, a->ttype)))
         return rc;
+    if (a->kind == RMA_CAS && !faro_type_compares(a->ttype))
+        return faro_win_err(win, MPI_ERR_TYPE, "%s: %s is not a type it takes (C or Fortran "
+                            "integer, logical, multi-language or byte types: MPI_INT, "
+                            "MPI_C_BOOL, MPI_AINT, MPI_BYTE, ...)", fn,
+                            a->ttype->name ? a->ttype->name : "the datatype");
+    if (a->kind == RMA_ACC && a->op == MPI_NO_OP)
+        return faro_win_err(win, MPI_ERR_OP, "%s: MPI_NO_OP is not an accumulate operation "
+                            "(MPI_Get_accumulate and MPI_Fetch_and_op take it; here a "
+                            "predefined op such as MPI_SUM or MPI_REPLACE)", fn);
     if (a->target == MPI_PROC_NULL)
         return MPI_SUCCESS;
     if ((rc = faro_rma_check_access(fn, win, a->target)))
@@ -208,9 +217,6 @@ static int check_op(MPI_Win win, const struct rma_args *a)
                                 a->otype->basic ? a->otype->basic->name : "mixed",
                                 a->ttype->basic->name);
     }
-    if (a->kind == RMA_CAS && (!a->ttype->predefined || a->ttype->basic == NULL))
-        return faro_win_err(win, MPI_ERR_TYPE, "%s: the datatype must be a predefined one",
-                            fn);
     if (win->flavor != MPI_WIN_FLAVOR_DYNAMIC) {
         const struct faro_win_rank *r = &win->ranks[a->target];
         MPI_Aint lo, hi;
@@ -299,8 +305,7 @@ static int rma_issue(MPI_Win win, const struct rma_args *a, struct faro_request 
     int64_t disp = (int64_t)a->disp * (win->flavor == MPI_WIN_FLAVOR_DYNAMIC
                                            ? 1 : win->ranks[t].disp_unit);
     h.addr = (uint64_t)(disp + first);
-    /* Zero elements: nothing to combine, so no op to check (MPICH and Open MPI accept
-     * MPI_SUM on MPI_BYTE there, and mpi4py relies on it). */
+    /* The op travels only with elements to combine (check_op left it unchecked at zero). */
     if ((a->kind == RMA_ACC || a->kind == RMA_GACC) && tbytes > 0) {
         h.op = (uint8_t)a->op->kind;
         if (a->ttype->basic)
@@ -487,6 +492,16 @@ int PMPI_Rget_accumulate(const void *oaddr, int ocount, MPI_Datatype otype, void
     return rma_call(&a, win, request);
 }
 
+/* MPI_Fetch_and_op and MPI_Compare_and_swap take one element of a predefined
+ * type (a bad window or type is left to rma_call's checks). */
+static int check_single(const char *fn, MPI_Datatype t, MPI_Win win)
+{
+    if (faro_win_check(win) || faro_type_check(t) || t->predefined)
+        return MPI_SUCCESS;
+    return faro_win_err(win, MPI_ERR_TYPE, "%s: the datatype is a derived one; it takes one "
+                        "element of a predefined datatype", fn);
+}
+
 #pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
 int PMPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype type, int target,
                       MPI_Aint disp, MPI_Op op, MPI_Win win)
@@ -494,7 +509,8 @@ int PMPI_Fetch_and_op(const void *oaddr, void *raddr, MPI_Datatype type, int tar
     FARO_LOCKED;
     struct rma_args a = {"MPI_Fetch_and_op", RMA_GACC, oaddr, 1, type, raddr, 1, type, NULL,
                          target, disp, 1, type, op};
-    return rma_call(&a, win, NULL);
+    int rc = check_single(a.fn, type, win);
+    return rc ? rc : rma_call(&a, win, NULL);
 }
 
 #pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
@@ -504,5 +520,6 @@ int PMPI_Compare_and_swap(const void *oaddr, const void *caddr, void *raddr, MPI
     FARO_LOCKED;
     struct rma_args a = {"MPI_Compare_and_swap", RMA_CAS, oaddr, 1, type, raddr, 1, type,
                          caddr, target, disp, 1, type, MPI_OP_NULL};
-    return rma_call(&a, win, NULL);
+    int rc = check_single(a.fn, type, win);
+    return rc ? rc : rma_call(&a, win, NULL);
 }

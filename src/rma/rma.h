@@ -55,7 +55,8 @@ enum rma_kind {
     RMA_PUT, RMA_GET, RMA_ACC, RMA_GACC, RMA_CAS, /* operations */
     RMA_LOCK, RMA_UNLOCK, RMA_FLUSH, RMA_COMPLETE  /* synchronization */
 };
-enum { RMA_F_BODY = 1, RMA_F_EXCL = 2 };
+/* ACK: a COMPLETE that wants an rma_ack back */
+enum { RMA_F_BODY = 1, RMA_F_EXCL = 2, RMA_F_ACK = 4 };
 
 struct rma_hdr {
     uint8_t kind;          /* enum rma_kind */
@@ -75,8 +76,9 @@ struct rma_seg {
     uint64_t len;
 };
 
-/* The acknowledgement of a flush or an unlock: the first error an operation
- * of this origin met at the target since the last one (0: none). */
+/* The acknowledgement of a flush, an unlock or a COMPLETE after operations:
+ * the first error an operation of this origin met at the target since the
+ * last one (0: none). */
 struct rma_ack {
     int32_t err;
     int32_t rank;          /* unused; keeps the message 8 bytes */

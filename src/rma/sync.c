@@ -11,7 +11,8 @@
  * (a message and its reply) unless MPI_MODE_NOCHECK says no one else
  * competes. PSCW: MPI_Win_post sends a notice to each origin of its group,
  * MPI_Win_start waits for them, MPI_Win_complete sends a COMPLETE request
- * behind the operations and MPI_Win_wait counts them.
+ * behind the operations (acknowledged when there were operations, so that
+ * their errors come back from it) and MPI_Win_wait counts them.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -229,19 +230,39 @@ int PMPI_Win_complete(MPI_Win win)
         return faro_win_err(win, MPI_ERR_RMA_SYNC, "%s: no access epoch is open (call "
                             "MPI_Win_start first)", fn);
     __atomic_thread_fence(__ATOMIC_SEQ_CST); /* direct stores before the COMPLETE notices */
-    for (int i = 0; i < o->naccess; i++) {
-        int t = o->access[i];
-        if (faro_rma_ctrl(win, RMA_COMPLETE, 0, t, NULL, 0, NULL))
+    /* A target that had operations acknowledges the notice, so that an
+     * error it found in them (a range error of a dynamic window) comes back
+     * from this call; the others only count it. */
+    int n = o->naccess, k = 0, rc = MPI_SUCCESS;
+    struct faro_request **reqs = calloc((size_t)(n ? n : 1), sizeof *reqs);
+    struct rma_ack *acks = calloc((size_t)(n ? n : 1), sizeof *acks);
+    if (!reqs || !acks)
+        faro_fatal(MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    for (int i = 0; i < n; i++) {
+        int t = o->access[i], want = o->touched[t];
+        if (faro_rma_ctrl(win, RMA_COMPLETE, want ? RMA_F_ACK : 0, t, want ? &acks[k] : NULL,
+                          sizeof *acks, want ? &reqs[k] : NULL))
             faro_fatal(MPI_ERR_INTERN, "%s: cannot notify rank %d", fn, t);
+        if (want)
+            acks[k++].rank = t;
         o->in_access[t] = 0;
-        o->touched[t] = 0; /* the COMPLETE notice orders the target's side */
+        o->touched[t] = 0;
     }
-    for (int i = 0; i < o->naccess; i++)
+    faro_wait_reqs(fn, (struct faro_request *const *)reqs, k, 0);
+    for (int i = 0; i < k; i++) {
+        faro_req_release(reqs[i]);
+        int e = ack_error(fn, win, acks[i].rank, &acks[i]);
+        if (e && !rc)
+            rc = e;
+    }
+    free(reqs);
+    free(acks);
+    for (int i = 0; i < n; i++)
         wait_local(win, o->access[i]);
     free(o->access);
     o->access = NULL;
     o->naccess = -1;
-    return MPI_SUCCESS;
+    return rc;
 }
 
 static int end_exposure(MPI_Win win)

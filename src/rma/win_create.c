@@ -135,6 +135,8 @@ static void win_destroy(MPI_Win w)
     free(w);
 }
 
+/* progress_thread.c: start the thread of FARO_ASYNC_PROGRESS if it is wanted and
+ * not running; -1 when it cannot start. */
 int faro_rma_thread_start(void);
 
 static int create_fail(MPI_Win w, int rc, MPI_Win *win)
@@ -166,12 +168,16 @@ static int win_publish(const char *fn, MPI_Comm comm, MPI_Win w, void *base, MPI
     if (rc)
         return create_fail(w, faro_err(comm, MPI_ERR_OTHER, "%s: exchanging the window's "
                                        "addresses failed", fn), win);
+    if (faro_rma_thread_start())
+        return create_fail(w, faro_err(comm, MPI_ERR_OTHER, "%s: FARO_ASYNC_PROGRESS is set "
+                                       "but its progress thread cannot start (out of threads "
+                                       "or memory?)", fn), win);
     w->next = faro_rma_windows;
     faro_rma_windows = w;
     if (poller < 0 && (poller = faro_progress_register(faro_rma_poll, NULL)) < 0)
         faro_fatal(MPI_ERR_INTERN, "%s: no progress poller slot is free", fn);
     *win = w;
-    return faro_rma_thread_start();
+    return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Win_create = PMPI_Win_create

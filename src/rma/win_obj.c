@@ -114,7 +114,8 @@ int PMPI_Win_get_name(MPI_Win win, char *name, int *resultlen)
 int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *fn, MPI_Errhandler *eh)
 {
     /* The same object as a communicator's: the kind of its function is the caller's word. */
-    return PMPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)(void (*)(void))fn, eh);
+    return faro_errhandler_create("MPI_Win_create_errhandler",
+                                  (MPI_Comm_errhandler_function *)(void (*)(void))fn, eh);
 }
 
 #pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler

@@ -489,21 +489,26 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *eh)
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *eh)
+int faro_errhandler_create(const char *fn, MPI_Comm_errhandler_function *f, MPI_Errhandler *eh)
 {
-    if (!fn || !eh)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Comm_create_errhandler: %s is NULL",
-                        fn ? "errhandler" : "function");
+    if (!f || !eh)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: %s is NULL", fn,
+                        f ? "errhandler" : "function");
     struct faro_errhandler *e = calloc(1, sizeof *e);
     if (!e)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPI_Comm_create_errhandler: no memory");
+        return faro_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: no memory", fn);
     e->magic = FARO_ERRHANDLER_MAGIC;
     e->kind = FARO_EH_USER;
-    e->fn = fn;
+    e->fn = f;
     e->refcount = 1;
     *eh = e;
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *eh)
+{
+    return faro_errhandler_create("MPI_Comm_create_errhandler", fn, eh);
 }
 
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler

@@ -10,7 +10,10 @@
  *     displacement (MPI_ERR_RMA_RANGE), with mismatched sizes
  *     (MPI_ERR_TYPE), an accumulate with a user op or an op the type does
  *     not take (MPI_ERR_OP), but a zero-count one is not checked (mpi4py's
- *     testGetAccumulate: MPI_SUM on 0 MPI_BYTE);
+ *     testGetAccumulate: MPI_SUM on 0 MPI_BYTE); MPI_Accumulate with
+ *     MPI_NO_OP (MPI_ERR_OP: only the fetching calls take it);
+ *     MPI_Fetch_and_op and MPI_Compare_and_swap with a derived datatype, and
+ *     MPI_Compare_and_swap with a floating type (MPI_ERR_TYPE);
  *   - synchronization out of order: unlock without lock, lock twice,
  *     flush without a lock, complete without start, wait without post, a
  *     fence inside a lock epoch, free with a lock held (MPI_ERR_RMA_SYNC);
@@ -19,7 +22,9 @@
  *     created window (MPI_ERR_RMA_FLAVOR); detach of memory never attached
  *     (MPI_ERR_RMA_ATTACH);
  *   - a put to a dynamic window where nothing is attached: the target finds
- *     it and the origin's unlock reports MPI_ERR_RMA_RANGE;
+ *     it and the origin's unlock reports MPI_ERR_RMA_RANGE; in a PSCW epoch
+ *     MPI_Win_complete reports it, and nothing of it is left for the next
+ *     epoch's unlock;
  *   - MPI_Win_allocate_shared over ranks of several nodes (when run so:
  *     mpiexec -launcher fork -hosts a,b) is MPI_ERR_RMA_SHARED;
  *   - the error message names the call and what was wrong.
@@ -93,6 +98,30 @@ int main(int argc, char **argv)
                                 MPI_SUM, win));
     TU_EXPECT_CLASS(MPI_Get_accumulate(&c0, 1, MPI_BYTE, &r0, 1, MPI_BYTE, right, 0, 1,
                                        MPI_BYTE, MPI_SUM, win), MPI_ERR_OP);
+    rc = MPI_Accumulate(&x, 1, MPI_INT, right, 0, 1, MPI_INT, MPI_NO_OP, win);
+    TU_EXPECT_CLASS(rc, MPI_ERR_OP);
+    if (rc != MPI_SUCCESS) {
+        MPI_Error_string(rc, msg, &len);
+        TU_ASSERT(strstr(msg, "MPI_Accumulate") && strstr(msg, "MPI_NO_OP"), "NO_OP message "
+                  "\"%s\"", msg);
+    }
+    MPI_Datatype one_int;
+    TU_CHECK(MPI_Type_contiguous(1, MPI_INT, &one_int));
+    TU_CHECK(MPI_Type_commit(&one_int));
+    int got = 0, cmp = 0;
+    TU_EXPECT_CLASS(MPI_Fetch_and_op(&x, &got, one_int, right, 0, MPI_SUM, win), MPI_ERR_TYPE);
+    TU_EXPECT_CLASS(MPI_Compare_and_swap(&x, &cmp, &got, one_int, right, 0, win),
+                    MPI_ERR_TYPE);
+    MPI_Type_free(&one_int);
+    double dc = 0, dr = 0;
+    rc = MPI_Compare_and_swap(&d, &dc, &dr, MPI_DOUBLE, right, 0, win);
+    TU_EXPECT_CLASS(rc, MPI_ERR_TYPE);
+    if (rc != MPI_SUCCESS) {
+        MPI_Error_string(rc, msg, &len);
+        TU_ASSERT(strstr(msg, "MPI_Compare_and_swap") && strstr(msg, "MPI_DOUBLE") &&
+                  strstr(msg, "integer"), "floating compare-and-swap message \"%s\"", msg);
+    }
+    TU_CHECK(MPI_Fetch_and_op(&x, &got, MPI_INT, right, 0, MPI_NO_OP, win));
     TU_CHECK(MPI_Win_unlock(right, win));
 
     MPI_Aint qs;
@@ -126,6 +155,28 @@ int main(int argc, char **argv)
     MPI_Error_string(rc, msg, &len);
     TU_ASSERT(strstr(msg, "MPI_Win_unlock") && strstr(msg, "attached"), "dynamic range "
               "message \"%s\"", msg);
+    /* the same in a PSCW epoch: MPI_Win_complete ends it, so it reports the error */
+    MPI_Group wgroup, from, to;
+    int left = (rank + size - 1) % size;
+    TU_CHECK(MPI_Win_get_group(win, &wgroup));
+    TU_CHECK(MPI_Group_incl(wgroup, 1, &left, &from));
+    TU_CHECK(MPI_Group_incl(wgroup, 1, &right, &to));
+    TU_CHECK(MPI_Win_post(from, 0, win));
+    TU_CHECK(MPI_Win_start(to, 0, win));
+    TU_CHECK(MPI_Put(&x, 1, MPI_INT, right, addr + (1 << 20), 1, MPI_INT, win));
+    rc = MPI_Win_complete(win);
+    TU_EXPECT_CLASS(rc, MPI_ERR_RMA_RANGE);
+    if (rc != MPI_SUCCESS) {
+        MPI_Error_string(rc, msg, &len);
+        TU_ASSERT(strstr(msg, "MPI_Win_complete") && strstr(msg, "attached"), "PSCW dynamic "
+                  "range message \"%s\"", msg);
+    }
+    TU_CHECK(MPI_Win_wait(win));
+    TU_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
+    TU_CHECK(MPI_Win_unlock(right, win)); /* no error of the PSCW epoch left over */
+    MPI_Group_free(&from);
+    MPI_Group_free(&to);
+    MPI_Group_free(&wgroup);
     TU_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     TU_CHECK(MPI_Win_detach(win, buf));
     TU_CHECK(MPI_Win_free(&win));
