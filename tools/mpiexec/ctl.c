@@ -183,6 +183,8 @@ int mpx_conn_flush(struct mpx_conn *c)
                 continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK)
                 break;
+            if (errno == ECONNRESET || errno == EPIPE) /* the peer is gone (see fill) */
+                return conn_failed(c, MPX_CONN_CLOSED, 0);
             return conn_failed(c, "writing the connection failed", errno);
         }
         c->out_off += (size_t)n;
@@ -253,6 +255,11 @@ int mpx_conn_fill(struct mpx_conn *c)
             continue;
         if (errno == EAGAIN || errno == EWOULDBLOCK)
             return 0;
+        /* A peer killed with bytes unread in its socket resets instead of
+         * closing: the same end, said the same way (a killed proxy was
+         * reported either way, at random). */
+        if (errno == ECONNRESET)
+            return conn_failed(c, MPX_CONN_CLOSED, 0);
         return conn_failed(c, "reading the connection failed", errno);
     }
     return 0;
