@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <execinfo.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -97,8 +98,26 @@ static void t_run_msg(struct t_run *r, int i, const uint8_t *m, size_t len)
     }
 }
 
+/* A process the runner is about to kill says where it is stuck: a case that
+ * overran on a loaded CI machine can then be read from the log alone. */
+static void t_child_where(int sig)
+{
+    static const char head[] = "conformance: a process of an overrunning case is here:\n";
+    void *frames[48];
+    int n = backtrace(frames, 48);
+    (void)sig;
+    if (write(STDERR_FILENO, head, sizeof head - 1) > 0)
+        backtrace_symbols_fd(frames, n, STDERR_FILENO);
+}
+
 static void t_run_reap(struct t_run *r, int killed)
 {
+    if (killed) {
+        for (int i = 0; i < r->n; i++)
+            if (r->pid[i] > 0)
+                kill(r->pid[i], SIGUSR2);
+        usleep(300 * 1000);
+    }
     for (int i = 0; i < r->n; i++) {
         int st;
         if (r->pid[i] <= 0)
@@ -164,6 +183,7 @@ int t_run_case(const faro_tp_ops_t *ops, const struct t_case *c, int n, int num,
             for (int j = 0; j < i; j++)
                 close(r.fd[j]);
             close(sv[0]);
+            signal(SIGUSR2, t_child_where);
             alarm(T_CASE_S + 5); /* in case the runner itself is gone */
             int st = t_child(ops, c, i, n, sv[1], jobid, key, sizeof key);
             fflush(NULL);

@@ -21,7 +21,29 @@ for p in $providers; do
     # rxd retransmits over udp on timers: on a loaded machine its ordered
     # stream takes several times tcp's, so its waits get 3x the time.
     case $p in *ofi_rxd*) slow=3 ;; *) slow=1 ;; esac
-    CONF_SLOW=$slow FARO_OFI_PROVIDER="$p" tests/transport/conformance ofi || failed=$((failed + 1))
+    log=$(mktemp)
+    rc=0
+    CONF_SLOW=$slow FARO_OFI_PROVIDER="$p" tests/transport/conformance ofi > "$log" 2>&1 || rc=$?
+    cat "$log"
+    bad=$(sed -n 's/^not ok [0-9]* - ofi \([a-z0-9-]*\).*/\1/p' "$log")
+    [ $rc = 0 ] || [ -n "$bad" ] || bad=exit-$rc
+    rm -f "$log"
+    # rxd (reliable datagrams over udp, a utility provider) once stalled in
+    # one case of a CI run with nothing failing in Faro's code that the log
+    # could show (the stuck process now prints where it is); its failed
+    # cases are run once more and must pass then. Every other provider's
+    # failure stands.
+    case $p in *ofi_rxd*)
+        case $bad in exit-*) failed=$((failed + 1)) ;; esac
+        for c in $bad; do
+            case $c in exit-*) continue ;; esac
+            echo "# $p: case $c failed; running it once more (rxd)"
+            CONF_SLOW=$slow FARO_OFI_PROVIDER="$p" tests/transport/conformance ofi "$c" ||
+                { failed=$((failed + 1)); break; }
+        done
+        bad= ;;
+    esac
+    [ -z "$bad" ] || failed=$((failed + 1))
     ran=$((ran + 1))
 done
 [ $ran -gt 0 ] || exit 77
