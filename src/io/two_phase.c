@@ -276,6 +276,8 @@ static int two_phase(struct faro_io_access *a, struct coll_info *all, int writin
     t.n = a->bytes ? faro_io_extents(fh, a->pos, a->bytes, &t.e) : 0;
     if (t.n < 0)
         t.n = 0, err = ENOMEM;
+    if (t.glo >= t.ghi) /* nobody moves a byte */
+        t.glo = t.ghi = 0;
     t.domain = (t.ghi - t.glo + fh->naggs - 1) / fh->naggs;
     t.cb = fh->hints.cb_buffer_size < t.domain ? fh->hints.cb_buffer_size : t.domain;
     int64_t rounds = t.cb ? (t.domain + t.cb - 1) / t.cb : 0;

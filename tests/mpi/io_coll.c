@@ -104,6 +104,14 @@ int main(int argc, char **argv)
     TU_CHECK(MPI_File_seek(fh, total + (MPI_Offset)r * BS, MPI_SEEK_SET));
     TU_CHECK(MPI_File_write_all_begin(fh, mine, BS, MPI_BYTE));
     TU_CHECK(MPI_File_write_all_end(fh, mine, &st));
+    /* nothing to move anywhere, and only some members with data */
+    TU_CHECK(MPI_File_write_at_all(fh, 0, mine, 0, MPI_BYTE, &st));
+    MPI_Get_count(&st, MPI_BYTE, &cnt);
+    TU_ASSERT(cnt == 0, "an empty write_at_all counted %d bytes", cnt);
+    TU_CHECK(MPI_File_read_at_all(fh, total + (MPI_Offset)nb * BS, back, r % 2 ? BS : 0,
+                                  MPI_BYTE, &st));
+    if (r % 2)
+        tu_check_pattern(back, BS, (unsigned)nb + 11, "rank %d's block (odd ranks only)", nb);
     TU_CHECK(MPI_File_close(&fh));
     if (hints != MPI_INFO_NULL)
         MPI_Info_free(&hints);
