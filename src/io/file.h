@@ -109,6 +109,10 @@ struct faro_file {
 
     MPI_Offset fp;          /* individual file pointer, in etypes of the view */
 
+    /* two-phase buffers, kept between collective calls (no page faults per call) */
+    char *cb_data, *cb_window;
+    int64_t cb_data_cap, cb_window_cap;
+
     /* split collectives: one outstanding per handle */
     int split_active;
     const char *split_fn;

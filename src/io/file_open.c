@@ -179,6 +179,8 @@ static void file_free(MPI_File fh)
     faro_handle_forget(FARO_H_FILE, fh);
     fh->magic = 0;
     free(fh->aggs);
+    free(fh->cb_data);
+    free(fh->cb_window);
     free(fh->path);
     free(fh->shpath);
     free(fh);

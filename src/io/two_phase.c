@@ -288,9 +288,12 @@ static int two_phase(struct faro_io_access *a, struct coll_info *all, int writin
     int is_agg = 0;
     for (int i = 0; i < fh->naggs; i++)
         is_agg |= fh->aggs[i] == fh->rank;
-    if (is_agg && t.cb)
-        t.window = malloc((size_t)t.cb);
-    if (!t.scount || !t.sdispl || !t.rcount || !t.rdispl || (is_agg && t.cb && !t.window))
+    t.rdata = fh->cb_data, t.rdata_cap = fh->cb_data_cap;
+    t.window = fh->cb_window;
+    if (is_agg && t.cb && grow(&fh->cb_window, &fh->cb_window_cap, t.cb))
+        err = ENOMEM;
+    t.window = fh->cb_window;
+    if (!t.scount || !t.sdispl || !t.rcount || !t.rdispl)
         err = ENOMEM;
     int any = 0;
     PMPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, fh->comm);
@@ -306,7 +309,8 @@ static int two_phase(struct faro_io_access *a, struct coll_info *all, int writin
         *got = a->bytes;
     }
     free(t.e), free(t.scount), free(t.sdispl), free(t.rcount), free(t.rdispl);
-    free(t.smeta), free(t.rmeta), free(t.rdata), free(t.window);
+    free(t.smeta), free(t.rmeta);
+    fh->cb_data = t.rdata, fh->cb_data_cap = t.rdata_cap; /* kept for the next call */
     PMPI_Allreduce(&err, &any, 1, MPI_INT, MPI_MAX, fh->comm);
     if (err)
         return faro_file_errno(fh, err, a->fn, writing ? "collective write of" : "collective "
