@@ -95,6 +95,7 @@ struct faro_file {
     int *aggs;              /* ranks (in comm) of the aggregators */
     int naggs;
     int node_leaders;       /* number of nodes the group spans */
+    int *leader;            /* [size]: 1 for the first rank of each node (found at open) */
 
     /* the view */
     MPI_Offset disp;
@@ -156,7 +157,9 @@ int faro_io_seek_target(const char *fn, MPI_File fh, MPI_Offset cur, MPI_Offset 
 /* Whether every member of comm passed the same n (at most 4) values:
  * collective, one allreduce of the values and their negations. */
 int faro_io_same(MPI_Comm comm, const long long *v, int n);
-/* MPI_File_set_info's merge of new hints over the old ones (collective). */
+/* Whether flag is set at any member of comm (collective). */
+int faro_io_any(MPI_Comm comm, int flag);
+/* MPI_File_set_info's merge of new hints over the old ones (local). */
 int faro_io_merge_info(MPI_File fh, MPI_Info info);
 
 /* ---- rw.c ---- */

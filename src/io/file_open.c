@@ -60,6 +60,13 @@ int faro_io_same(MPI_Comm comm, const long long *v, int n)
     return 1;
 }
 
+int faro_io_any(MPI_Comm comm, int flag)
+{
+    int any = 0;
+    PMPI_Allreduce(&flag, &any, 1, MPI_INT, MPI_MAX, comm);
+    return any;
+}
+
 /* ---- hints ---- */
 
 static const char *cb_word(int v)
@@ -157,9 +164,8 @@ static int hints_init(MPI_File fh, MPI_Info info)
                                        .ind_wr_buffer_size = 512 << 10};
     if (info != MPI_INFO_NULL)
         hints_apply(fh, info);
-    int rc = choose_aggregators(fh, leader);
-    free(leader);
-    return rc;
+    fh->leader = leader; /* kept: set_info chooses again without communicating */
+    return choose_aggregators(fh, leader);
 }
 
 /* ---- open / close ---- */
@@ -179,6 +185,7 @@ static void file_free(MPI_File fh)
     faro_handle_forget(FARO_H_FILE, fh);
     fh->magic = 0;
     free(fh->aggs);
+    free(fh->leader);
     free(fh->cb_data);
     free(fh->cb_window);
     free(fh->path);
@@ -217,17 +224,24 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     if (comm->inter)
         return faro_file_err(MPI_FILE_NULL, MPI_ERR_COMM, "%s: the communicator is an "
                              "intercommunicator (files are opened on intracommunicators)", fn);
-    if (!filename || !fhp)
-        return faro_file_err(MPI_FILE_NULL, MPI_ERR_ARG, "%s: %s is NULL", fn,
-                             filename ? "the file handle pointer" : "filename");
-    if (info != MPI_INFO_NULL && faro_info_check(info))
-        return faro_file_err(MPI_FILE_NULL, MPI_ERR_INFO, "%s: info is not a valid info object",
-                             fn);
+    /* A member with a bad argument still takes part in the agreement below, so
+     * that the others return an error too instead of waiting for it. */
     const char *bad = amode_problem(amode);
-    if (bad)
-        return faro_file_err(MPI_FILE_NULL, MPI_ERR_AMODE, "%s: amode 0x%x is not allowed: %s",
-                             fn, amode, bad);
-    /* The same amode everywhere (max of amode and of -amode). */
+    int rc = MPI_SUCCESS;
+    if (!filename || !fhp)
+        rc = faro_file_err(MPI_FILE_NULL, MPI_ERR_ARG, "%s: %s is NULL", fn,
+                           filename ? "the file handle pointer" : "filename");
+    else if (info != MPI_INFO_NULL && faro_info_check(info))
+        rc = faro_file_err(MPI_FILE_NULL, MPI_ERR_INFO, "%s: info is not a valid info object",
+                           fn);
+    else if (bad)
+        rc = faro_file_err(MPI_FILE_NULL, MPI_ERR_AMODE, "%s: amode 0x%x is not allowed: %s",
+                           fn, amode, bad);
+    if (faro_io_any(comm, rc != MPI_SUCCESS))
+        return rc ? rc : faro_file_err(MPI_FILE_NULL, MPI_ERR_OTHER, "%s: another member of "
+                                       "the communicator passed a bad argument (see its "
+                                       "error); the file was not opened", fn);
+    /* The same amode everywhere. */
     long long am = amode;
     if (!faro_io_same(comm, &am, 1))
         return faro_file_err(MPI_FILE_NULL, MPI_ERR_NOT_SAME, "%s: the members of the "
@@ -483,11 +497,8 @@ int faro_io_merge_info(MPI_File fh, MPI_Info info)
     if (!copy)
         return -1;
     fh->info = copy;
-    int *leader = leaders_of(fh->comm, fh->rank, fh->size);
     hints_apply(fh, info);
-    int rc = leader ? choose_aggregators(fh, leader) : -1;
-    free(leader);
-    return rc;
+    return choose_aggregators(fh, fh->leader);
 }
 
 #pragma weak MPI_File_set_info = PMPI_File_set_info

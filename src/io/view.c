@@ -186,42 +186,47 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
     FARO_LOCKED;
     if (faro_file_check(fh))
         return faro_file_bad(fn, fh);
+    int rc = MPI_SUCCESS;
     if (faro_type_check(etype) || faro_type_check(filetype))
-        return faro_file_err(fh, MPI_ERR_TYPE, "%s: the %s is not a valid committed datatype",
-                             fn, faro_type_check(etype) ? "etype" : "filetype");
-    if (!datarep)
-        return faro_file_err(fh, MPI_ERR_ARG, "%s: datarep is NULL", fn);
-    if (info != MPI_INFO_NULL && faro_info_check(info))
-        return faro_file_err(fh, MPI_ERR_INFO, "%s: info is not a valid info object", fn);
-    if (fh->split_active)
-        return faro_file_err(fh, MPI_ERR_OTHER, "%s: the split collective %s is outstanding "
-                             "on this file (call its _end first)", fn, fh->split_fn);
-    int ext32 = !strcmp(datarep, "external32");
-    if (!ext32 && strcmp(datarep, "native") && strcmp(datarep, "internal"))
-        return faro_file_err(fh, MPI_ERR_UNSUPPORTED_DATAREP, "%s: data representation '%s' "
-                             "is not known (Faro has native, internal and external32; "
-                             "MPI_Register_datarep is not supported)", fn, datarep);
-    if (disp == MPI_DISPLACEMENT_CURRENT && !(fh->amode & MPI_MODE_SEQUENTIAL))
-        return faro_file_err(fh, MPI_ERR_ARG, "%s: MPI_DISPLACEMENT_CURRENT is allowed only on "
-                             "a file opened with MPI_MODE_SEQUENTIAL", fn);
-    if (disp < 0 && disp != MPI_DISPLACEMENT_CURRENT)
-        return faro_file_err(fh, MPI_ERR_ARG, "%s: displacement %lld is negative", fn,
-                             (long long)disp);
-    if (etype->size == 0 || filetype->size == 0 || filetype->size % etype->size != 0)
-        return faro_file_err(fh, MPI_ERR_TYPE, "%s: the filetype (%zu data bytes) is not made "
-                             "of whole etypes (%zu bytes each); both must hold data", fn,
-                             filetype->size, etype->size);
-    if (filetype->size > 0 && filetype->extent <= 0)
-        return faro_file_err(fh, MPI_ERR_TYPE, "%s: the filetype's extent %ld is not positive "
-                             "(tiles could not advance)", fn, (long)filetype->extent);
-    if (ext32) { /* the file layout is the native one: sizes must agree */
+        rc = faro_file_err(fh, MPI_ERR_TYPE, "%s: the %s is not a valid committed datatype",
+                           fn, faro_type_check(etype) ? "etype" : "filetype");
+    if (!rc && !datarep)
+        rc = faro_file_err(fh, MPI_ERR_ARG, "%s: datarep is NULL", fn);
+    if (!rc && info != MPI_INFO_NULL && faro_info_check(info))
+        rc = faro_file_err(fh, MPI_ERR_INFO, "%s: info is not a valid info object", fn);
+    if (!rc && fh->split_active)
+        rc = faro_file_err(fh, MPI_ERR_OTHER, "%s: the split collective %s is outstanding "
+                           "on this file (call its _end first)", fn, fh->split_fn);
+    int ext32 = datarep && !strcmp(datarep, "external32");
+    if (!rc && !ext32 && strcmp(datarep, "native") && strcmp(datarep, "internal"))
+        rc = faro_file_err(fh, MPI_ERR_UNSUPPORTED_DATAREP, "%s: data representation '%s' "
+                           "is not known (Faro has native, internal and external32; "
+                           "MPI_Register_datarep is not supported)", fn, datarep);
+    if (!rc && disp == MPI_DISPLACEMENT_CURRENT && !(fh->amode & MPI_MODE_SEQUENTIAL))
+        rc = faro_file_err(fh, MPI_ERR_ARG, "%s: MPI_DISPLACEMENT_CURRENT is allowed only on "
+                           "a file opened with MPI_MODE_SEQUENTIAL", fn);
+    if (!rc && disp < 0 && disp != MPI_DISPLACEMENT_CURRENT)
+        rc = faro_file_err(fh, MPI_ERR_ARG, "%s: displacement %lld is negative", fn,
+                           (long long)disp);
+    if (!rc && (etype->size == 0 || filetype->size == 0 || filetype->size % etype->size != 0))
+        rc = faro_file_err(fh, MPI_ERR_TYPE, "%s: the filetype (%zu data bytes) is not made "
+                           "of whole etypes (%zu bytes each); both must hold data", fn,
+                           filetype->size, etype->size);
+    if (!rc && filetype->size > 0 && filetype->extent <= 0)
+        rc = faro_file_err(fh, MPI_ERR_TYPE, "%s: the filetype's extent %ld is not positive "
+                           "(tiles could not advance)", fn, (long)filetype->extent);
+    if (!rc && ext32) { /* the file layout is the native one: sizes must agree */
         MPI_Aint n = 0;
         if (PMPI_Pack_external_size("external32", 1, etype, &n) || (size_t)n != etype->size)
-            return faro_file_err(fh, MPI_ERR_UNSUPPORTED_DATAREP, "%s: external32 with an etype "
-                                 "whose external32 size (%ld) differs from its native size "
-                                 "(%zu) is not supported (use native, or etypes such as "
-                                 "MPI_INT, MPI_DOUBLE, MPI_BYTE)", fn, (long)n, etype->size);
+            rc = faro_file_err(fh, MPI_ERR_UNSUPPORTED_DATAREP, "%s: external32 with an etype "
+                               "whose external32 size (%ld) differs from its native size "
+                               "(%zu) is not supported (use native, or etypes such as "
+                               "MPI_INT, MPI_DOUBLE, MPI_BYTE)", fn, (long)n, etype->size);
     }
+    /* A member with a bad argument still takes part, so the others do not wait for it. */
+    if (faro_io_any(fh->comm, rc != MPI_SUCCESS))
+        return rc ? rc : faro_file_err(fh, MPI_ERR_OTHER, "%s: another member passed a bad "
+                                       "argument (see its error); the view is unchanged", fn);
     /* The members must agree on the etype's size and the datarep (MPI 3.1 13.3). */
     long long mine[2] = {(long long)etype->size, ext32};
     if (!faro_io_same(fh->comm, mine, 2))

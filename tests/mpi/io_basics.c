@@ -31,6 +31,16 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         tu_expect(MPI_File_open(MPI_COMM_WORLD, path, bad[i], MPI_INFO_NULL, &fh),
                   MPI_ERR_AMODE, "MPI_File_open", "a bad amode");
+    /* a bad amode at one member only: every member returns an error, none waits */
+    if (tu_size > 1) {
+        int rc1 = MPI_File_open(MPI_COMM_WORLD, path, tu_rank == 0 ? MPI_MODE_RDONLY |
+                                MPI_MODE_CREATE : MPI_MODE_CREATE | MPI_MODE_RDWR,
+                                MPI_INFO_NULL, &fh);
+        if (tu_rank == 0)
+            tu_expect(rc1, MPI_ERR_AMODE, "MPI_File_open", "a bad amode at rank 0 only");
+        else
+            tu_expect(rc1, MPI_ERR_OTHER, "MPI_File_open", "rank 0's bad amode");
+    }
     /* no such file */
     if (tu_rank == 0)
         unlink(path);

@@ -104,6 +104,11 @@ int main(int argc, char **argv)
               MPI_ERR_ARG, "MPI_File_set_view", "MPI_DISPLACEMENT_CURRENT on a random file");
     tu_expect(MPI_File_set_view(fh, 0, MPI_DOUBLE, MPI_INT, "native", MPI_INFO_NULL),
               MPI_ERR_TYPE, "MPI_File_set_view", "a filetype not made of etypes");
+    if (P > 1) /* a bad datarep at one member only: all return an error, none waits */
+        tu_expect(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, r == 0 ? "bogus" : "native",
+                                    MPI_INFO_NULL),
+                  r == 0 ? MPI_ERR_UNSUPPORTED_DATAREP : MPI_ERR_OTHER, "MPI_File_set_view",
+                  "a bad datarep at rank 0 only");
     TU_CHECK(MPI_File_close(&fh));
     MPI_Type_free(&vec);
     MPI_Type_free(&ft);
