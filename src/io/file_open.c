@@ -107,6 +107,8 @@ static void hints_apply(MPI_File fh, MPI_Info info)
     if (n > 0)
         h->cb_nodes = n > fh->size ? fh->size : (int)n;
     size_parse(info, "cb_buffer_size", &h->cb_buffer_size);
+    if (h->cb_buffer_size > (1 << 30)) /* the exchange counts are ints */
+        h->cb_buffer_size = 1 << 30;
     cb_parse(info, "romio_cb_read", &h->cb_read);
     cb_parse(info, "romio_cb_write", &h->cb_write);
     cb_parse(info, "romio_ds_read", &h->ds_read);

@@ -22,6 +22,7 @@
  * so that the others do not hang; every member returns an error then.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,7 +32,8 @@
 struct coll_info {
     long long lo, hi;  /* byte range [lo, hi) of its extents; lo > hi when empty */
     long long bad;     /* its arguments were wrong */
-    long long sorted;  /* its extents increase (monotonic view): two-phase can take it */
+    long long sorted;  /* its extents increase (monotonic view) and its stream fits the
+                        * exchange's int counts: two-phase can take it */
 };
 
 static int cmp_lo(const void *a, const void *b)
@@ -330,7 +332,8 @@ int faro_io_collective(const char *fn, MPI_File fh, MPI_Offset off, void *buf, i
     int rc = faro_io_check(fn, fh, buf, count, type, writing);
     if (!rc)
         rc = faro_io_prepare(&a, fn, fh, buf, count, type, off, writing);
-    struct coll_info me = {.lo = 1, .hi = 0, .bad = rc != 0, .sorted = 1};
+    struct coll_info me = {.lo = 1, .hi = 0, .bad = rc != 0,
+                           .sorted = rc != 0 || a.bytes < INT_MAX};
     if (!rc && a.bytes > 0) {
         struct faro_io_ext *e;
         int n = faro_io_extents(fh, a.pos, a.bytes, &e);
