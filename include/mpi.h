@@ -426,6 +426,32 @@ MPI_Win_delete_attr_function faro_win_null_delete_fn;
 #define MPI_NULL_DELETE_FN faro_comm_null_delete_fn
 /* area coll: */
 
+/* ---- MPI-IO (issue 18) ---- */
+typedef struct faro_file *MPI_File;
+#define MPI_FILE_NULL ((MPI_File)0)
+typedef void MPI_File_errhandler_function(MPI_File *, int *, ...);
+typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
+typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count,
+                                            void *filebuf, MPI_Offset position,
+                                            void *extra_state);
+typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *file_extent,
+                                        void *extra_state);
+#define MPI_CONVERSION_FN_NULL ((MPI_Datarep_conversion_function *)0)
+#define MPI_MODE_CREATE 1
+#define MPI_MODE_RDONLY 2
+#define MPI_MODE_WRONLY 4
+#define MPI_MODE_RDWR 8
+#define MPI_MODE_DELETE_ON_CLOSE 16
+#define MPI_MODE_UNIQUE_OPEN 32
+#define MPI_MODE_EXCL 64
+#define MPI_MODE_APPEND 128
+#define MPI_MODE_SEQUENTIAL 256
+#define MPI_SEEK_SET 600
+#define MPI_SEEK_CUR 602
+#define MPI_SEEK_END 604
+#define MPI_DISPLACEMENT_CURRENT (-54278278)
+#define MPI_MAX_DATAREP_STRING 128
+
 /* ---- functions: each under its MPI_ and PMPI_ name ---- */
 #define FARO_API(ret, name, args) ret MPI_##name args; ret PMPI_##name args;
 
@@ -804,6 +830,70 @@ FARO_API(int, Ineighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Dat
 FARO_API(int, Ineighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
 FARO_API(int, Ineighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
 FARO_API(int, Ineighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request))
+
+/* ---- MPI-IO (issue 18) ---- */
+FARO_API(int, File_open, (MPI_Comm comm, const char *filename, int amode, MPI_Info info, MPI_File *fh))
+FARO_API(int, File_close, (MPI_File *fh))
+FARO_API(int, File_delete, (const char *filename, MPI_Info info))
+FARO_API(int, File_set_size, (MPI_File fh, MPI_Offset size))
+FARO_API(int, File_preallocate, (MPI_File fh, MPI_Offset size))
+FARO_API(int, File_get_size, (MPI_File fh, MPI_Offset *size))
+FARO_API(int, File_get_group, (MPI_File fh, MPI_Group *group))
+FARO_API(int, File_get_amode, (MPI_File fh, int *amode))
+FARO_API(int, File_set_info, (MPI_File fh, MPI_Info info))
+FARO_API(int, File_get_info, (MPI_File fh, MPI_Info *info_used))
+FARO_API(int, File_set_view, (MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype, const char *datarep, MPI_Info info))
+FARO_API(int, File_get_view, (MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep))
+FARO_API(int, File_read_at, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+FARO_API(int, File_read_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+FARO_API(int, File_write_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+FARO_API(int, File_write_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+FARO_API(int, File_iread_at, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+FARO_API(int, File_iwrite_at, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+FARO_API(int, File_iread_at_all, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+FARO_API(int, File_iwrite_at_all, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+FARO_API(int, File_read, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+FARO_API(int, File_read_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+FARO_API(int, File_write, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+FARO_API(int, File_write_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+FARO_API(int, File_iread, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+FARO_API(int, File_iwrite, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+FARO_API(int, File_iread_all, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+FARO_API(int, File_iwrite_all, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+FARO_API(int, File_seek, (MPI_File fh, MPI_Offset offset, int whence))
+FARO_API(int, File_get_position, (MPI_File fh, MPI_Offset *offset))
+FARO_API(int, File_get_byte_offset, (MPI_File fh, MPI_Offset offset, MPI_Offset *disp))
+FARO_API(int, File_read_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+FARO_API(int, File_write_shared, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+FARO_API(int, File_iread_shared, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+FARO_API(int, File_iwrite_shared, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Request *request))
+FARO_API(int, File_read_ordered, (MPI_File fh, void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+FARO_API(int, File_write_ordered, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype, MPI_Status *status))
+FARO_API(int, File_seek_shared, (MPI_File fh, MPI_Offset offset, int whence))
+FARO_API(int, File_get_position_shared, (MPI_File fh, MPI_Offset *offset))
+FARO_API(int, File_read_at_all_begin, (MPI_File fh, MPI_Offset offset, void *buf, int count, MPI_Datatype datatype))
+FARO_API(int, File_read_at_all_end, (MPI_File fh, void *buf, MPI_Status *status))
+FARO_API(int, File_write_at_all_begin, (MPI_File fh, MPI_Offset offset, const void *buf, int count, MPI_Datatype datatype))
+FARO_API(int, File_write_at_all_end, (MPI_File fh, const void *buf, MPI_Status *status))
+FARO_API(int, File_read_all_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype))
+FARO_API(int, File_read_all_end, (MPI_File fh, void *buf, MPI_Status *status))
+FARO_API(int, File_write_all_begin, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype))
+FARO_API(int, File_write_all_end, (MPI_File fh, const void *buf, MPI_Status *status))
+FARO_API(int, File_read_ordered_begin, (MPI_File fh, void *buf, int count, MPI_Datatype datatype))
+FARO_API(int, File_read_ordered_end, (MPI_File fh, void *buf, MPI_Status *status))
+FARO_API(int, File_write_ordered_begin, (MPI_File fh, const void *buf, int count, MPI_Datatype datatype))
+FARO_API(int, File_write_ordered_end, (MPI_File fh, const void *buf, MPI_Status *status))
+FARO_API(int, File_get_type_extent, (MPI_File fh, MPI_Datatype datatype, MPI_Aint *extent))
+FARO_API(int, Register_datarep, (const char *datarep, MPI_Datarep_conversion_function *read_conversion_fn, MPI_Datarep_conversion_function *write_conversion_fn, MPI_Datarep_extent_function *dtype_file_extent_fn, void *extra_state))
+FARO_API(int, File_set_atomicity, (MPI_File fh, int flag))
+FARO_API(int, File_get_atomicity, (MPI_File fh, int *flag))
+FARO_API(int, File_sync, (MPI_File fh))
+FARO_API(int, File_create_errhandler, (MPI_File_errhandler_function *file_errhandler_fn, MPI_Errhandler *errhandler))
+FARO_API(int, File_set_errhandler, (MPI_File file, MPI_Errhandler errhandler))
+FARO_API(int, File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler))
+FARO_API(int, File_call_errhandler, (MPI_File fh, int errorcode))
+FARO_API(MPI_Fint, File_c2f, (MPI_File file))
+FARO_API(MPI_File, File_f2c, (MPI_Fint file))
 
 #undef FARO_API
 

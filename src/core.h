@@ -6,6 +6,7 @@
 #ifndef FARO_CORE_H
 #define FARO_CORE_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -62,6 +63,11 @@ int faro_err(MPI_Comm comm, int errclass, const char *fmt, ...)
  * returns it. fmt says where it came from, for the fatal message. */
 int faro_err_pass(MPI_Comm comm, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same on an object of another kind (files): eh is its handler, obj the
+ * handle its user handler gets a copy of, object its name ("file"). */
+int faro_obj_verr(MPI_Errhandler eh, void *obj, const char *object, int errclass,
+                  const char *fmt, va_list ap);
+int faro_obj_err_pass(MPI_Errhandler eh, void *obj, const char *object, int code);
 /* Ends the job: message on stderr, then the launcher is asked to end every rank. */
 _Noreturn void faro_fatal(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same when the cause is that job rank lost failed or went away under us

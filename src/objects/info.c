@@ -140,6 +140,18 @@ MPI_Info faro_info_copy(MPI_Info info)
     return c;
 }
 
+MPI_Info faro_info_merged(MPI_Info old, MPI_Info given)
+{
+    MPI_Info copy = faro_info_copy(given);
+    if (!copy || !old)
+        return copy;
+    for (int i = 0; i < old->n; i++)
+        if (!faro_info_value(copy, old->ent[i].key))
+            PMPI_Info_set(copy, old->ent[i].key, old->ent[i].val);
+    faro_info_destroy(old);
+    return copy;
+}
+
 /* ---- argument checks: each returns 0 or the raised error ---- */
 
 static int check_info(const char *fn, MPI_Info info)

@@ -30,5 +30,9 @@ const char *faro_info_value(MPI_Info info, const char *key);
  * For objects that keep the hints they were given (MPI_Comm_set_info). */
 MPI_Info faro_info_copy(MPI_Info info);
 void faro_info_destroy(MPI_Info info);
+/* A copy of given with the keys of old that given lacks added (the set_info
+ * calls of windows and files: hints set before and not given now stay); old
+ * is destroyed when the copy is made. NULL when out of memory (old kept). */
+MPI_Info faro_info_merged(MPI_Info old, MPI_Info given);
 
 #endif

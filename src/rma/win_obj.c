@@ -45,20 +45,9 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
         return MPI_SUCCESS;
     if (faro_info_check(info))
         return faro_win_err(win, MPI_ERR_INFO, "%s: info is not a valid info object", fn);
-    MPI_Info copy = faro_info_copy(info);
+    MPI_Info copy = faro_info_merged(win->info, info); /* keys set before and not given stay */
     if (!copy)
         return faro_win_err(win, MPI_ERR_NO_MEM, "%s: out of memory", fn);
-    if (win->info) { /* keys set before and not given now stay */
-        int n = 0;
-        PMPI_Info_get_nkeys(win->info, &n);
-        for (int i = 0; i < n; i++) {
-            char key[MPI_MAX_INFO_KEY + 1];
-            PMPI_Info_get_nthkey(win->info, i, key);
-            if (!faro_info_value(copy, key))
-                PMPI_Info_set(copy, key, faro_info_value(win->info, key));
-        }
-        faro_info_destroy(win->info);
-    }
     win->info = copy;
     const char *v = faro_info_value(copy, "no_locks");
     if (v)

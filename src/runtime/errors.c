@@ -291,6 +291,36 @@ int faro_win_err_pass(MPI_Win win, int code)
     return code;
 }
 
+/* Errors on another kind of object (a file: src/io/): its handler eh gets a
+ * copy of the handle, like a window's; object names it in the fatal message. */
+int faro_obj_verr(MPI_Errhandler eh, void *obj, const char *object, int errclass,
+                  const char *fmt, va_list ap)
+{
+    unsigned slot;
+    int code = record(errclass, fmt, ap, &slot);
+    if (eh->kind == FARO_EH_RETURN)
+        return code;
+    if (eh->kind != FARO_EH_USER)
+        fatal_recorded(errclass, slot, object);
+    faro_obj_err_pass(eh, obj, object, code);
+    return code;
+}
+
+int faro_obj_err_pass(MPI_Errhandler eh, void *obj, const char *object, int code)
+{
+    if (eh->kind == FARO_EH_USER) {
+        void *h = obj;
+        int k = code;
+        ((void (*)(void **, int *, ...))(void (*)(void))eh->fn)(&h, &k);
+    } else if (eh->kind != FARO_EH_RETURN) {
+        char where[64];
+        snprintf(where, sizeof where, "a %s's operation failed", object);
+        FARO_LOCKED;
+        fatal_code(code, where);
+    }
+    return code;
+}
+
 int faro_err_pass(MPI_Comm comm, int code, const char *fmt, ...)
 {
     MPI_Errhandler eh = handler_of(&comm);
