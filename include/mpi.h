@@ -909,6 +909,19 @@ FARO_API(int, T_cvar_handle_alloc, (int cvar_index, void *obj_handle, MPI_T_cvar
 FARO_API(int, T_cvar_handle_free, (MPI_T_cvar_handle *handle))
 FARO_API(int, T_cvar_read, (MPI_T_cvar_handle handle, void *buf))
 FARO_API(int, T_cvar_write, (MPI_T_cvar_handle handle, const void *buf))
+FARO_API(int, T_pvar_get_num, (int *num_pvar))
+FARO_API(int, T_pvar_get_info, (int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic))
+FARO_API(int, T_pvar_get_index, (const char *name, int var_class, int *pvar_index))
+FARO_API(int, T_pvar_session_create, (MPI_T_pvar_session *session))
+FARO_API(int, T_pvar_session_free, (MPI_T_pvar_session *session))
+FARO_API(int, T_pvar_handle_alloc, (MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count))
+FARO_API(int, T_pvar_handle_free, (MPI_T_pvar_session session, MPI_T_pvar_handle *handle))
+FARO_API(int, T_pvar_start, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+FARO_API(int, T_pvar_stop, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+FARO_API(int, T_pvar_read, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf))
+FARO_API(int, T_pvar_write, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf))
+FARO_API(int, T_pvar_reset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+FARO_API(int, T_pvar_readreset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf))
 
 #undef FARO_API
 

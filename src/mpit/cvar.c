@@ -29,6 +29,7 @@
 #include "base/log.h"
 #include "base/tunables.h"
 #include "mpit/mpit.h"
+#include "p2p/match.h"
 
 #define FARO_MPIT_STRING_MAX 1024
 
@@ -268,5 +269,7 @@ int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
     }
     if (id == FARO_TUN_VERBOSE)
         faro_log_level = (int)faro_tun_int(FARO_TUN_VERBOSE);
+    if (id == FARO_TUN_UNEXPECTED_LIMIT)
+        faro_unexp_limit_changed();
     return MPI_SUCCESS;
 }
