@@ -922,6 +922,13 @@ FARO_API(int, T_pvar_read, (MPI_T_pvar_session session, MPI_T_pvar_handle handle
 FARO_API(int, T_pvar_write, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf))
 FARO_API(int, T_pvar_reset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
 FARO_API(int, T_pvar_readreset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf))
+FARO_API(int, T_category_get_num, (int *num_cat))
+FARO_API(int, T_category_get_info, (int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories))
+FARO_API(int, T_category_get_index, (const char *name, int *cat_index))
+FARO_API(int, T_category_get_cvars, (int cat_index, int len, int indices[]))
+FARO_API(int, T_category_get_pvars, (int cat_index, int len, int indices[]))
+FARO_API(int, T_category_get_categories, (int cat_index, int len, int indices[]))
+FARO_API(int, T_category_changed, (int *update_number))
 
 #undef FARO_API
 
