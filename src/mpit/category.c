@@ -190,6 +190,25 @@ int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
     return rc;
 }
 
+#pragma weak MPI_T_category_get_num_events = PMPI_T_category_get_num_events
+int PMPI_T_category_get_num_events(int cat_index, int *num_events)
+{
+    FARO_MPIT_ENTER();
+    if (bad_index(cat_index))
+        return MPI_T_ERR_INVALID_INDEX;
+    if (!num_events)
+        return MPI_T_ERR_INVALID;
+    *num_events = 0; /* no event types (event.c) */
+    return MPI_SUCCESS;
+}
+
+#pragma weak MPI_T_category_get_events = PMPI_T_category_get_events
+int PMPI_T_category_get_events(int cat_index, int len, int indices[])
+{
+    FARO_MPIT_ENTER();
+    return check_list(cat_index, len, indices); /* none to write */
+}
+
 #pragma weak MPI_T_category_changed = PMPI_T_category_changed
 int PMPI_T_category_changed(int *update_number)
 {
