@@ -12,11 +12,12 @@
  * - when a write takes effect (the scope): most tunables are read once, by
  *   MPI_Init: they may be written from MPI_T_init_thread until MPI_Init (the
  *   value then outlives MPI_Init's reading of the environment), and after
- *   that a write is refused with MPI_T_ERR_CVAR_SET_NOT_NOW. A few are read
- *   each time they are used (live below) and may be written at any time.
- *   The compiler wrappers' tunables never reach a running process:
- *   MPI_T_SCOPE_CONSTANT, MPI_T_ERR_CVAR_SET_NEVER. The collectives' choices
- *   must agree on every process: MPI_T_SCOPE_ALL_EQ; the rest are local.
+ *   that a write is refused with MPI_T_ERR_CVAR_SET_NEVER (not SET_NOT_NOW:
+ *   MPI cannot be initialized again, so no later time would take it). A few
+ *   are read each time they are used (live below) and may be written at any
+ *   time. The compiler wrappers' tunables never reach a running process:
+ *   MPI_T_SCOPE_CONSTANT, never writable. The collectives' choices must agree
+ *   on every process: MPI_T_SCOPE_ALL_EQ; the rest are local.
  * - a written value goes through the tunable's own parser and range check
  *   (faro_tun_parse), as the environment's does; a bad value is refused with
  *   MPI_T_ERR_INVALID and the parser's message as a warning.
@@ -257,7 +258,7 @@ int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
     if ((faro.initialized || faro.finalized) && !listed(live, sizeof live / sizeof *live, id)) {
         faro_info(1, "MPI_T_cvar_write: %s is read by MPI_Init: write it between "
                   "MPI_T_init_thread and MPI_Init, or set it in the environment", name);
-        return MPI_T_ERR_CVAR_SET_NOT_NOW;
+        return MPI_T_ERR_CVAR_SET_NEVER;
     }
     char text[FARO_MPIT_STRING_MAX + 32], err[512];
     if (value_text(id, buf, text, sizeof text) != 0)

@@ -169,7 +169,7 @@ int main(int argc, char **argv)
               "%d, written 0 (auto) before", read_int("FARO_RNDV_PROTOCOL"));
 
     /* after MPI_Init: read-at-init ones refuse, live ones take the value */
-    expect_code(write_int("FARO_RNDV_PIPELINE_DEPTH", 3), MPI_T_ERR_CVAR_SET_NOT_NOW,
+    expect_code(write_int("FARO_RNDV_PIPELINE_DEPTH", 3), MPI_T_ERR_CVAR_SET_NEVER,
                 "writing FARO_RNDV_PIPELINE_DEPTH after MPI_Init");
     TU_ASSERT(read_int("FARO_RNDV_PIPELINE_DEPTH") == 7, "a refused write changed "
               "FARO_RNDV_PIPELINE_DEPTH to %d", read_int("FARO_RNDV_PIPELINE_DEPTH"));
