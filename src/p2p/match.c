@@ -102,8 +102,8 @@ void faro_mq_free_all(void)
             faro_unexp_free(u);
         }
         free(q);
-        faro_unexp_queued = 0;
     }
+    faro_unexp_queued = 0;
     free(faro_mq_table);
     faro_mq_table = NULL;
     faro_mq_cap = 0;
