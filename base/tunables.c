@@ -33,6 +33,7 @@ const struct faro_tunable_desc faro_tunable_table[FARO_TUN_COUNT] = {
 static long long tun_val[FARO_TUN_COUNT];
 static char *tun_text[FARO_TUN_COUNT]; /* the user's text when set, owned here */
 static unsigned char tun_set[FARO_TUN_COUNT];
+static unsigned char tun_tool[FARO_TUN_COUNT]; /* set by faro_tun_set: the environment yields */
 static int tun_ready;
 
 /* Unknown names already warned about, so a second load stays quiet. */
@@ -243,6 +244,8 @@ static void set_defaults(void)
 {
     for (int i = 0; i < FARO_TUN_COUNT; i++) {
         const struct faro_tunable_desc *d = &faro_tunable_table[i];
+        if (tun_tool[i])
+            continue; /* a tool's value outlives a reload (MPI_T before MPI_Init) */
         long long v = -1;
         /* A placeholder or unparsable default means "no value": -1, not set. */
         if (!default_is_placeholder(d->def) &&
@@ -351,7 +354,7 @@ int faro_tunables_load(char *err, size_t errlen)
     for (int i = 0; i < FARO_TUN_COUNT; i++) {
         const struct faro_tunable_desc *d = &faro_tunable_table[i];
         const char *text = getenv(d->name);
-        if (!text)
+        if (!text || tun_tool[i])
             continue;
         /* An empty number means "unset" (FARO_X= in a script); an empty string is a value. */
         if (d->type != FARO_TUN_TYPE_STRING && only_space(text))
@@ -410,4 +413,24 @@ int faro_tun_isset(enum faro_tun_id id)
 {
     ensure_ready();
     return (unsigned)id < FARO_TUN_COUNT ? tun_set[id] : 0;
+}
+
+int faro_tun_set(enum faro_tun_id id, const char *text, char *err, size_t errlen)
+{
+    ensure_ready();
+    long long v;
+    if (faro_tun_parse(id, text, &v, err, errlen) != 0)
+        return -1;
+    char *copy = strdup(text);
+    if (!copy) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s: out of memory", faro_tunable_table[id].name);
+        return -1;
+    }
+    free(tun_text[id]);
+    tun_text[id] = copy;
+    tun_val[id] = v;
+    tun_set[id] = 1;
+    tun_tool[id] = 1;
+    return 0;
 }

@@ -42,6 +42,11 @@ long long faro_tun_int(enum faro_tun_id id);   /* INT, SIZE, BOOL, ENUM (choice 
 const char *faro_tun_str(enum faro_tun_id id); /* STRING; the raw text for other types */
 int faro_tun_isset(enum faro_tun_id id);       /* 1 when the user set it */
 
+/* Set a value as a tool does (MPI_T_cvar_write): validated by faro_tun_parse
+ * (-1 with its message in err), then kept over the environment by every later
+ * faro_tunables_load, so a value set before MPI_Init is the one MPI_Init uses. */
+int faro_tun_set(enum faro_tun_id id, const char *text, char *err, size_t errlen);
+
 /* Parse one value as the table says (used by load, tests and faro_info). */
 int faro_tun_parse(enum faro_tun_id id, const char *text, long long *out, char *err,
                    size_t errlen);

@@ -274,7 +274,8 @@ FARO_TYPE(cxx_double_complex) FARO_TYPE(cxx_long_double_complex)
 #define MPI_ERR_PROC_ABORTED 58
 #define MPI_ERR_VALUE_TOO_LARGE 59
 #define MPI_ERR_ERRHANDLER 60
-#define MPI_ERR_LASTCODE 61
+/* 61..78: the MPI_T_ERR_* classes, in the MPI_T block below (issue 18) */
+#define MPI_ERR_LASTCODE 79
 
 /* constants of the MPI-breadth areas (each area adds below its own line) */
 /* area datatype: */
@@ -451,6 +452,96 @@ typedef int MPI_Datarep_extent_function(MPI_Datatype datatype, MPI_Aint *file_ex
 #define MPI_SEEK_END 604
 #define MPI_DISPLACEMENT_CURRENT (-54278278)
 #define MPI_MAX_DATAREP_STRING 128
+/* ---- MPI_T tool interface (issue 18) ---- */
+#define MPI_T_ERR_MEMORY 61
+#define MPI_T_ERR_NOT_INITIALIZED 62
+#define MPI_T_ERR_CANNOT_INIT 63
+#define MPI_T_ERR_INVALID_INDEX 64
+#define MPI_T_ERR_INVALID_ITEM 65
+#define MPI_T_ERR_INVALID_HANDLE 66
+#define MPI_T_ERR_OUT_OF_HANDLES 67
+#define MPI_T_ERR_OUT_OF_SESSIONS 68
+#define MPI_T_ERR_INVALID_SESSION 69
+#define MPI_T_ERR_CVAR_SET_NOT_NOW 70
+#define MPI_T_ERR_CVAR_SET_NEVER 71
+#define MPI_T_ERR_PVAR_NO_STARTSTOP 72
+#define MPI_T_ERR_PVAR_NO_WRITE 73
+#define MPI_T_ERR_PVAR_NO_ATOMIC 74
+#define MPI_T_ERR_INVALID_NAME 75
+#define MPI_T_ERR_INVALID 76
+#define MPI_T_ERR_NOT_SUPPORTED 77
+#define MPI_T_ERR_NOT_ACCESSIBLE 78
+/* verbosity: who the variable is for, and how much detail */
+#define MPI_T_VERBOSITY_USER_BASIC 221
+#define MPI_T_VERBOSITY_USER_DETAIL 222
+#define MPI_T_VERBOSITY_USER_ALL 223
+#define MPI_T_VERBOSITY_TUNER_BASIC 224
+#define MPI_T_VERBOSITY_TUNER_DETAIL 225
+#define MPI_T_VERBOSITY_TUNER_ALL 226
+#define MPI_T_VERBOSITY_MPIDEV_BASIC 227
+#define MPI_T_VERBOSITY_MPIDEV_DETAIL 228
+#define MPI_T_VERBOSITY_MPIDEV_ALL 229
+/* binding: the kind of MPI object a variable belongs to */
+#define MPI_T_BIND_NO_OBJECT 9700
+#define MPI_T_BIND_MPI_COMM 9701
+#define MPI_T_BIND_MPI_DATATYPE 9702
+#define MPI_T_BIND_MPI_ERRHANDLER 9703
+#define MPI_T_BIND_MPI_FILE 9704
+#define MPI_T_BIND_MPI_GROUP 9705
+#define MPI_T_BIND_MPI_OP 9706
+#define MPI_T_BIND_MPI_REQUEST 9707
+#define MPI_T_BIND_MPI_WIN 9708
+#define MPI_T_BIND_MPI_MESSAGE 9709
+#define MPI_T_BIND_MPI_INFO 9710
+#define MPI_T_BIND_MPI_SESSION 9711
+/* scope of a control variable: who may change it and who must agree */
+#define MPI_T_SCOPE_CONSTANT 9800
+#define MPI_T_SCOPE_READONLY 9801
+#define MPI_T_SCOPE_LOCAL 9802
+#define MPI_T_SCOPE_GROUP 9803
+#define MPI_T_SCOPE_GROUP_EQ 9804
+#define MPI_T_SCOPE_ALL 9805
+#define MPI_T_SCOPE_ALL_EQ 9806
+/* classes of performance variables */
+#define MPI_T_PVAR_CLASS_STATE 9900
+#define MPI_T_PVAR_CLASS_LEVEL 9901
+#define MPI_T_PVAR_CLASS_SIZE 9902
+#define MPI_T_PVAR_CLASS_PERCENTAGE 9903
+#define MPI_T_PVAR_CLASS_HIGHWATERMARK 9904
+#define MPI_T_PVAR_CLASS_LOWWATERMARK 9905
+#define MPI_T_PVAR_CLASS_COUNTER 9906
+#define MPI_T_PVAR_CLASS_AGGREGATE 9907
+#define MPI_T_PVAR_CLASS_TIMER 9908
+#define MPI_T_PVAR_CLASS_GENERIC 9909
+/* handles: pointers to the library's records, NULL is the null handle */
+typedef const struct faro_mpit_enum *MPI_T_enum;
+typedef struct faro_mpit_cvar_handle *MPI_T_cvar_handle;
+typedef struct faro_mpit_pvar_handle *MPI_T_pvar_handle;
+typedef struct faro_mpit_session *MPI_T_pvar_session;
+typedef struct faro_mpit_event_registration *MPI_T_event_registration;
+typedef struct faro_mpit_event_instance *MPI_T_event_instance;
+#define MPI_T_ENUM_NULL ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_HANDLE_NULL ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_PVAR_ALL_HANDLES ((MPI_T_pvar_handle)1)
+#define MPI_T_EVENT_REGISTRATION_NULL ((MPI_T_event_registration)0)
+typedef enum MPI_T_cb_safety {
+    MPI_T_CB_REQUIRE_NONE = 0,
+    MPI_T_CB_REQUIRE_MPI_RESTRICTED,
+    MPI_T_CB_REQUIRE_THREAD_SAFE,
+    MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE
+} MPI_T_cb_safety;
+typedef enum MPI_T_source_order { MPI_T_SOURCE_ORDERED = 0, MPI_T_SOURCE_UNORDERED } MPI_T_source_order;
+typedef void MPI_T_event_cb_function(MPI_T_event_instance event_instance,
+                                     MPI_T_event_registration event_registration,
+                                     MPI_T_cb_safety cb_safety, void *user_data);
+typedef void MPI_T_event_free_cb_function(MPI_T_event_registration event_registration,
+                                          MPI_T_cb_safety cb_safety, void *user_data);
+typedef void MPI_T_event_dropped_cb_function(MPI_Count count,
+                                             MPI_T_event_registration event_registration,
+                                             int source_index, MPI_T_cb_safety cb_safety,
+                                             void *user_data);
 
 /* ---- functions: each under its MPI_ and PMPI_ name ---- */
 #define FARO_API(ret, name, args) ret MPI_##name args; ret PMPI_##name args;
@@ -894,6 +985,58 @@ FARO_API(int, File_get_errhandler, (MPI_File file, MPI_Errhandler *errhandler))
 FARO_API(int, File_call_errhandler, (MPI_File fh, int errorcode))
 FARO_API(MPI_Fint, File_c2f, (MPI_File file))
 FARO_API(MPI_File, File_f2c, (MPI_Fint file))
+/* ---- MPI_T tool interface (issue 18) ---- */
+FARO_API(int, T_init_thread, (int required, int *provided))
+FARO_API(int, T_finalize, (void))
+FARO_API(int, T_enum_get_info, (MPI_T_enum enumtype, int *num, char *name, int *name_len))
+FARO_API(int, T_enum_get_item, (MPI_T_enum enumtype, int index, int *value, char *name, int *name_len))
+FARO_API(int, T_cvar_get_num, (int *num_cvar))
+FARO_API(int, T_cvar_get_info, (int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope))
+FARO_API(int, T_cvar_get_index, (const char *name, int *cvar_index))
+FARO_API(int, T_cvar_handle_alloc, (int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count))
+FARO_API(int, T_cvar_handle_free, (MPI_T_cvar_handle *handle))
+FARO_API(int, T_cvar_read, (MPI_T_cvar_handle handle, void *buf))
+FARO_API(int, T_cvar_write, (MPI_T_cvar_handle handle, const void *buf))
+FARO_API(int, T_pvar_get_num, (int *num_pvar))
+FARO_API(int, T_pvar_get_info, (int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic))
+FARO_API(int, T_pvar_get_index, (const char *name, int var_class, int *pvar_index))
+FARO_API(int, T_pvar_session_create, (MPI_T_pvar_session *session))
+FARO_API(int, T_pvar_session_free, (MPI_T_pvar_session *session))
+FARO_API(int, T_pvar_handle_alloc, (MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count))
+FARO_API(int, T_pvar_handle_free, (MPI_T_pvar_session session, MPI_T_pvar_handle *handle))
+FARO_API(int, T_pvar_start, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+FARO_API(int, T_pvar_stop, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+FARO_API(int, T_pvar_read, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf))
+FARO_API(int, T_pvar_write, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf))
+FARO_API(int, T_pvar_reset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+FARO_API(int, T_pvar_readreset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf))
+FARO_API(int, T_category_get_num, (int *num_cat))
+FARO_API(int, T_category_get_info, (int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories))
+FARO_API(int, T_category_get_index, (const char *name, int *cat_index))
+FARO_API(int, T_category_get_cvars, (int cat_index, int len, int indices[]))
+FARO_API(int, T_category_get_pvars, (int cat_index, int len, int indices[]))
+FARO_API(int, T_category_get_categories, (int cat_index, int len, int indices[]))
+FARO_API(int, T_category_changed, (int *update_number))
+FARO_API(int, T_category_get_num_events, (int cat_index, int *num_events))
+FARO_API(int, T_category_get_events, (int cat_index, int len, int indices[]))
+FARO_API(int, T_source_get_num, (int *num_sources))
+FARO_API(int, T_source_get_info, (int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info))
+FARO_API(int, T_source_get_timestamp, (int source_index, MPI_Count *timestamp))
+FARO_API(int, T_event_get_num, (int *num_events))
+FARO_API(int, T_event_get_info, (int event_index, char *name, int *name_len, int *verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind))
+FARO_API(int, T_event_get_index, (const char *name, int *event_index))
+FARO_API(int, T_event_handle_alloc, (int event_index, void *obj_handle, MPI_Info info, MPI_T_event_registration *event_registration))
+FARO_API(int, T_event_handle_set_info, (MPI_T_event_registration event_registration, MPI_Info info))
+FARO_API(int, T_event_handle_get_info, (MPI_T_event_registration event_registration, MPI_Info *info_used))
+FARO_API(int, T_event_register_callback, (MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function))
+FARO_API(int, T_event_callback_set_info, (MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info))
+FARO_API(int, T_event_callback_get_info, (MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used))
+FARO_API(int, T_event_handle_free, (MPI_T_event_registration event_registration, void *user_data, MPI_T_event_free_cb_function free_cb_function))
+FARO_API(int, T_event_set_dropped_handler, (MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function))
+FARO_API(int, T_event_read, (MPI_T_event_instance event_instance, int element_index, void *buffer))
+FARO_API(int, T_event_copy, (MPI_T_event_instance event_instance, void *buffer))
+FARO_API(int, T_event_get_timestamp, (MPI_T_event_instance event_instance, MPI_Count *event_timestamp))
+FARO_API(int, T_event_get_source, (MPI_T_event_instance event_instance, int *source_index))
 
 #undef FARO_API
 

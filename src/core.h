@@ -109,13 +109,29 @@ void faro_wait_reqs(const char *fn, struct faro_request *const *reqs, int n, int
 
 /* ---- peers and transports ---- */
 
+/* What a transport instance carried, by protocol, for MPI_T's performance
+ * variables (src/mpit/pvar.c): counted where the protocol layer decides (a
+ * send) or an arrival is handed to the core (its first fragment), two adds
+ * into a line the message path already reads. Not atomic: at
+ * MPI_THREAD_MULTIPLE these paths run under the library lock. */
+enum faro_tp_count { /* a message's two counts apart: gcc would pair them in SSE */
+    FARO_CNT_EAGER_SENT, FARO_CNT_RNDV_SENT, FARO_CNT_EAGER_RECVD, FARO_CNT_RNDV_RECVD,
+    FARO_CNT_EAGER_SENT_BYTES, FARO_CNT_RNDV_SENT_BYTES, FARO_CNT_EAGER_RECVD_BYTES,
+    FARO_CNT_RNDV_RECVD_BYTES, FARO_CNT_N
+};
+
 struct faro_transport {
     const faro_tp_ops_t *ops;
     faro_tp_t *tp;
     faro_tp_attr_t attr;
     faro_tp_env_t env;     /* this instance's: env.core points back here */
     int used;              /* may carry traffic: progress polls it */
+    uint64_t count[FARO_CNT_N]; /* enum faro_tp_count */
 };
+
+/* An instance's counts outlive it (MPI_T reads them after MPI_Finalize):
+ * wireup.c hands them over before freeing it. */
+void faro_mpit_retire(const struct faro_transport *t);
 
 /* A process as a destination and a source: a job rank (index below
  * faro.size), or a process beyond the job reached through MPI_Comm_accept /

@@ -35,12 +35,22 @@ struct faro_mq *faro_mq_create(uint32_t ctx)
 }
 
 size_t faro_unexp_bytes;
+/* FARO_UNEXPECTED_LIMIT, read at the first unexpected message after a change
+ * (0: not read yet), so that keeping a message costs no call to the table. */
+static size_t unexp_limit;
 
-struct faro_unexp *faro_unexp_eager(int peer, const struct faro_hdr_match *m)
+void faro_unexp_limit_changed(void)
 {
-    size_t len = (size_t)m->len;
-    size_t limit = (size_t)faro_tun_int(FARO_TUN_UNEXPECTED_LIMIT);
-    if (faro_unexp_bytes + len > limit) {
+    unexp_limit = 0;
+}
+
+/* Past the cached limit: read the limit again, and end the job when the
+ * message would pass it. */
+static __attribute__((noinline)) void unexp_over(int peer, const struct faro_hdr_match *m,
+                                                 size_t len)
+{
+    unexp_limit = (size_t)faro_tun_int(FARO_TUN_UNEXPECTED_LIMIT);
+    if (faro_unexp_bytes + len > unexp_limit) {
         char have[32], lim[32];
         snprintf(have, sizeof have, "%.1f MiB", (double)faro_unexp_bytes / 1048576.0);
         snprintf(lim, sizeof lim, "%s", faro_tun_str(FARO_TUN_UNEXPECTED_LIMIT));
@@ -50,6 +60,13 @@ struct faro_unexp *faro_unexp_eager(int peer, const struct faro_hdr_match *m)
                    "wait (MPI_Ssend), or raise FARO_UNEXPECTED_LIMIT", have, len, peer,
                    m->tag, lim);
     }
+}
+
+struct faro_unexp *faro_unexp_eager(int peer, const struct faro_hdr_match *m)
+{
+    size_t len = (size_t)m->len;
+    if (__builtin_expect(faro_unexp_bytes + len > unexp_limit, 0))
+        unexp_over(peer, m, len);
     struct faro_unexp *u = malloc(sizeof *u + len);
     if (!u)
         faro_fatal(MPI_ERR_NO_MEM, "out of memory for an arriving message of %zu bytes from "
@@ -86,6 +103,7 @@ void faro_mq_free_all(void)
         }
         free(q);
     }
+    faro_unexp_queued = 0;
     free(faro_mq_table);
     faro_mq_table = NULL;
     faro_mq_cap = 0;
@@ -117,6 +135,7 @@ int faro_mq_drop_peer(uint32_t ctx, int peer)
             continue;
         }
         faro_unexp_free(u);
+        faro_unexp_queued--;
         dropped++;
     }
     q->unexp = keep;
@@ -176,8 +195,12 @@ int faro_mq_unpost(struct faro_mq *q, struct faro_request *r)
     return 0;
 }
 
+size_t faro_unexp_queued, faro_unexp_queued_max;
+
 void faro_mq_add_unexp(struct faro_mq *q, struct faro_unexp *u)
 {
+    if (++faro_unexp_queued > faro_unexp_queued_max)
+        faro_unexp_queued_max = faro_unexp_queued;
     u->next = NULL;
     if (q->unexp_tail)
         q->unexp_tail->next = u;
@@ -200,6 +223,7 @@ struct faro_unexp *faro_mq_find_unexp(struct faro_mq *q, int src, int tag, int t
             if (q->unexp_tail == u)
                 q->unexp_tail = prev;
             u->next = NULL;
+            faro_unexp_queued--;
         }
         return u;
     }

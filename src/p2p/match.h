@@ -59,6 +59,9 @@ struct faro_request *faro_mq_take_posted(struct faro_mq *q, int src, int tag);
 int faro_mq_unpost(struct faro_mq *q, struct faro_request *r);
 
 void faro_mq_add_unexp(struct faro_mq *q, struct faro_unexp *u);
+/* Messages in the unexpected queues of every context now, and the most there
+ * ever were (MPI_T's p2p_unexpected_queued and its high watermark). */
+extern size_t faro_unexp_queued, faro_unexp_queued_max;
 /* Memory held by unexpected messages' payloads at this process, bounded by
  * FARO_UNEXPECTED_LIMIT: faro_unexp_eager makes the record of an eager
  * message from peer with header m and room for its m->len bytes after it
@@ -66,6 +69,8 @@ void faro_mq_add_unexp(struct faro_mq *q, struct faro_unexp *u);
  * that would pass the bound; faro_unexp_free releases a record and its
  * payload. */
 extern size_t faro_unexp_bytes;
+/* FARO_UNEXPECTED_LIMIT was written (MPI_T_cvar_write): read it again. */
+void faro_unexp_limit_changed(void);
 struct faro_unexp *faro_unexp_eager(int peer, const struct faro_hdr_match *m);
 void faro_unexp_free(struct faro_unexp *u);
 /* First unexpected message matching (src, tag), either may be a wildcard;

@@ -351,6 +351,9 @@ static void on_eager(void *core, void *ctx, const void *hdr, size_t hdrlen, cons
     int peer = ((struct faro_peer *)ctx)->rank;
     struct faro_hdr_match m;
     memcpy(&m, hdr, sizeof m);
+    struct faro_transport *t = core;
+    t->count[FARO_CNT_EAGER_RECVD]++;
+    t->count[FARO_CNT_EAGER_RECVD_BYTES] += m.len;
     faro_trace("eager from rank %d (context %u, tag %d, %llu bytes)", peer, m.ctx, m.tag,
                (unsigned long long)m.len);
     struct faro_mq *q = faro_mq_get(m.ctx);
@@ -414,6 +417,9 @@ static void on_rts(void *core, void *ctx, const void *hdr, size_t hdrlen, const 
     struct faro_hdr_rts h;
     memset(&h, 0, sizeof h);
     memcpy(&h, hdr, hdrlen < sizeof h ? hdrlen : sizeof h);
+    struct faro_transport *t = core;
+    t->count[FARO_CNT_RNDV_RECVD]++;
+    t->count[FARO_CNT_RNDV_RECVD_BYTES] += h.m.len;
     struct faro_mq *q = faro_mq_get(h.m.ctx);
     struct faro_request *r = faro_mq_take_posted(q, h.m.src, h.m.tag);
     if (r) {

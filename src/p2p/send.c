@@ -128,6 +128,8 @@ static int isend_frag(struct faro_request *r, struct faro_peer *p, unsigned kind
 static int send_eager(struct faro_request *r, struct faro_peer *p)
 {
     struct faro_transport *t = p->t;
+    t->count[FARO_CNT_EAGER_SENT]++;
+    t->count[FARO_CNT_EAGER_SENT_BYTES] += r->len;
     struct faro_hdr_match h = {
         .ctx = r->comm->context_id, .src = r->comm->rank, .tag = r->tag,
         .flags = r->mode == FARO_MODE_SYNC ? FARO_HDR_SYNC : 0,
@@ -198,6 +200,8 @@ static int expose(struct faro_request *r, struct faro_transport *t, void *region
 static int send_rts(struct faro_request *r, struct faro_peer *p)
 {
     struct faro_transport *t = p->t;
+    t->count[FARO_CNT_RNDV_SENT]++;
+    t->count[FARO_CNT_RNDV_SENT_BYTES] += r->len;
     struct faro_hdr_rts h;
     uint8_t key[FARO_TP_MAX_RKEY];
     size_t keylen = 0;
@@ -268,10 +272,15 @@ int faro_send_inline_now(MPI_Comm comm, const void *buf, int count, MPI_Datatype
     if (len > p->eager_limit || sizeof h + len > p->max_inline)
         return 0;
     struct faro_transport *t = p->t;
+    t->count[FARO_CNT_EAGER_SENT]++; /* here, where t is at hand; taken back if it did not go */
+    t->count[FARO_CNT_EAGER_SENT_BYTES] += len;
     int rc = t->ops->send_inline(t->tp, p->ep, FARO_AM_EAGER, &h, sizeof h,
                                  faro_type_dense_at(buf, type), len);
-    if (rc != FARO_TP_DONE && rc != FARO_TP_OK)
+    if (rc != FARO_TP_DONE && rc != FARO_TP_OK) {
+        p->t->count[FARO_CNT_EAGER_SENT]--;
+        p->t->count[FARO_CNT_EAGER_SENT_BYTES] -= len;
         return 0;
+    }
     trace_send(peer, comm, tag, len, p); /* once it left: the request's path says it otherwise */
     return 1;
 }

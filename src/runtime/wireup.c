@@ -552,6 +552,7 @@ void faro_wireup_finalize(void)
         if (t->tp)
             t->ops->finalize(t->tp);
         t->tp = NULL;
+        faro_mpit_retire(t);
         free(tp_why[i]);
         tp_why[i] = NULL;
     }

@@ -10,7 +10,8 @@
  * (coll/select.h), in the FARO_COLL_TUNING_FILE format. `--pmi` says which
  * process manager protocol MPI_Init would speak here, and why (base/pmi.h).
  * `--prefix` prints where the installation is (paths.c); `--parsable` prints
- * everything as KEY:VALUE lines for scripts (parsable.c).
+ * everything as KEY:VALUE lines for scripts (parsable.c); `--mpit` lists what
+ * the MPI_T tool interface exposes (mpit.c).
  */
 #include "config.h"
 #include "affinity.h"
@@ -49,6 +50,7 @@ static void usage(FILE *out)
           "      --coll        the collective algorithms and the selection rules in effect\n"
           "                    (after FARO_COLL_TUNING_FILE), as a tuning file to edit\n"
           "      --parsable    everything as KEY:VALUE lines, one a line, for scripts\n"
+          "      --mpit        the MPI_T control and performance variables, by category\n"
           "      --prefix      the directory Faro is installed in (FARO_PREFIX, else where\n"
           "                    this program is, else the configured prefix)\n"
           "      --map -n N [--map-by X] [--bind-to Y] [--cpus-per-rank K] [--topology SPEC]\n"
@@ -400,6 +402,7 @@ static int show_map(int nranks, const char *map_by, const char *bind_to, const c
 int main(int argc, char **argv)
 {
     int what = 0, all = 0, man = 0, map = 0, nranks = 0, coll = 0, parsable = 0, prefix = 0;
+    int mpit = 0;
     const char *map_opt[5] = {NULL}; /* map-by, bind-to, cpus-per-rank, topology, nic */
     static const char *const map_opt_names[5] = {"--map-by", "--bind-to", "--cpus-per-rank",
                                                  "--topology", "--nic"};
@@ -445,6 +448,8 @@ int main(int argc, char **argv)
             parsable = 1;
         else if (!strcmp(a, "--prefix"))
             prefix = 1;
+        else if (!strcmp(a, "--mpit"))
+            mpit = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
@@ -453,7 +458,7 @@ int main(int argc, char **argv)
             return 0;
         } else {
             fprintf(stderr, "faro_info: unknown option '%s'; allowed: --all, --tunables, "
-                            "--transports, --network, --pmi, --man, --coll, --parsable, --prefix, "
+                            "--transports, --network, --pmi, --man, --coll, --parsable, --prefix, --mpit, "
                             "--map (with -n, --map-by, --bind-to, --cpus-per-rank, --topology, "
                             "--nic), --help, --version\n", a);
             return 2;
@@ -487,6 +492,8 @@ int main(int argc, char **argv)
         faro_error("%s", err);
         return 1;
     }
+    if (mpit) /* after the load: cvars read the environment as MPI_Init would */
+        return faro_info_mpit();
     if (coll || all) {
         if (faro_coll_select_init(err, sizeof err) != 0) {
             faro_error("%s", err);

@@ -54,4 +54,7 @@ extern const struct faro_info_optional_tp faro_info_optional_tps[];
 /* --parsable: everything as KEY:VALUE lines (faro_info(1) lists the keys). */
 int faro_info_parsable(const struct faro_info_paths *paths);
 
+/* faro_info --mpit (mpit.c): the MPI_T variables by category. */
+int faro_info_mpit(void);
+
 #endif

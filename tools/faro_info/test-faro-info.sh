@@ -71,6 +71,13 @@ case $err in
     *) fail "unexpected message for a bad value: $err" ;;
 esac
 
+# --mpit: the MPI_T variables by category, as the interface gives them.
+out=$("$info" --mpit) || fail "faro_info --mpit exited $?"
+echo "$out" | grep -q "^MPI_T: [0-9]* control variables, [0-9]* performance variables" ||
+    fail "faro_info --mpit has no summary line"
+echo "$out" | grep -q "^    cvar FARO_CC (constant)$" || fail "faro_info --mpit: FARO_CC not constant under tools"
+echo "$out" | grep -q "^      pvar p2p_eager_sent (counter)$" || fail "faro_info --mpit: no p2p_eager_sent under core > p2p"
+
 # A transport list MPI_Init would refuse is refused here too, with its message.
 err=$(FARO_TRANSPORTS=shm,nosuch "$info" 2>&1 >/dev/null)
 rc=$?
