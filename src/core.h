@@ -57,6 +57,10 @@ extern int faro_lastusedcode;
  * return when the handler returns. */
 int faro_err(MPI_Comm comm, int errclass, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Until called again with NULL, a message that starts "from:" is recorded
+ * as "to:" (a persistent collective's init runs the nonblocking call's
+ * checks under the init's name: coll/persistent.c). */
+void faro_err_alias(const char *from, const char *to);
 /* Raise a code that came from the program (a callback's return value, an
  * MPI_Add_error_code code) unchanged: comm's errhandler gets it and the call
  * returns it. fmt says where it came from, for the fatal message. */

@@ -215,11 +215,26 @@ static _Noreturn void fatal_code(int code, const char *where)
                "handle errors in the program)", where, code, text[0] ? ": " : "", text);
 }
 
+/* faro_err_alias: "FROM: ..." is recorded as "TO: ..." (under the library lock). */
+static const char *alias_from, *alias_to;
+
+void faro_err_alias(const char *from, const char *to)
+{
+    alias_from = from;
+    alias_to = to;
+}
+
 /* The message goes into the ring; the code carries its slot. */
 static int record(int errclass, const char *fmt, va_list ap, unsigned *slotp)
 {
     unsigned slot = atomic_fetch_add_explicit(&ring_next, 1, memory_order_relaxed) % RING;
     vsnprintf(ring[slot], sizeof ring[slot], fmt, ap);
+    size_t n = alias_from ? strlen(alias_from) : 0;
+    if (n && strncmp(ring[slot], alias_from, n) == 0 && ring[slot][n] == ':') {
+        char rest[sizeof ring[slot]];
+        snprintf(rest, sizeof rest, "%s", ring[slot] + n);
+        snprintf(ring[slot], sizeof ring[slot], "%s%s", alias_to, rest);
+    }
     *slotp = slot;
     return errclass | (int)((slot + 1) << CLASS_BITS);
 }
