@@ -832,6 +832,13 @@ FARO_API(int, Neighbor_alltoall_init, (const void *sendbuf, int sendcount, MPI_D
 FARO_API(int, Neighbor_alltoallv_init, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
 FARO_API(int, Neighbor_alltoallw_init, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request))
 
+FARO_API(int, Psend_init, (const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Precv_init, (void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Pready, (int partition, MPI_Request request))
+FARO_API(int, Pready_range, (int partition_low, int partition_high, MPI_Request request))
+FARO_API(int, Pready_list, (int length, const int array_of_partitions[], MPI_Request request))
+FARO_API(int, Parrived, (MPI_Request request, int partition, int *flag))
+
 #undef FARO_API
 
 #if defined(__GNUC__)
