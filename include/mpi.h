@@ -274,7 +274,8 @@ FARO_TYPE(cxx_double_complex) FARO_TYPE(cxx_long_double_complex)
 #define MPI_ERR_PROC_ABORTED 58
 #define MPI_ERR_VALUE_TOO_LARGE 59
 #define MPI_ERR_ERRHANDLER 60
-#define MPI_ERR_LASTCODE 61
+#define MPI_ERR_SESSION 61 /* MPI-4.0 sessions (issue 18) */
+#define MPI_ERR_LASTCODE 62
 
 /* constants of the MPI-breadth areas (each area adds below its own line) */
 /* area datatype: */
@@ -425,6 +426,13 @@ MPI_Win_delete_attr_function faro_win_null_delete_fn;
 #define MPI_DUP_FN faro_comm_dup_fn
 #define MPI_NULL_DELETE_FN faro_comm_null_delete_fn
 /* area coll: */
+
+/* ---- MPI-4.0 sessions: types and constants (issue 18) ---- */
+typedef struct faro_session *MPI_Session;
+#define MPI_SESSION_NULL ((MPI_Session)0)
+typedef void MPI_Session_errhandler_function(MPI_Session *, int *, ...);
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
 
 /* ---- functions: each under its MPI_ and PMPI_ name ---- */
 #define FARO_API(ret, name, args) ret MPI_##name args; ret PMPI_##name args;
@@ -838,6 +846,22 @@ FARO_API(int, Pready, (int partition, MPI_Request request))
 FARO_API(int, Pready_range, (int partition_low, int partition_high, MPI_Request request))
 FARO_API(int, Pready_list, (int length, const int array_of_partitions[], MPI_Request request))
 FARO_API(int, Parrived, (MPI_Request request, int partition, int *flag))
+
+FARO_API(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session))
+FARO_API(int, Session_finalize, (MPI_Session *session))
+FARO_API(int, Session_get_num_psets, (MPI_Session session, MPI_Info info, int *npset_names))
+FARO_API(int, Session_get_nth_pset, (MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name))
+FARO_API(int, Session_get_pset_info, (MPI_Session session, const char *pset_name, MPI_Info *info))
+FARO_API(int, Session_get_info, (MPI_Session session, MPI_Info *info_used))
+FARO_API(int, Session_create_errhandler, (MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler))
+FARO_API(int, Session_set_errhandler, (MPI_Session session, MPI_Errhandler errhandler))
+FARO_API(int, Session_get_errhandler, (MPI_Session session, MPI_Errhandler *errhandler))
+FARO_API(int, Session_call_errhandler, (MPI_Session session, int errorcode))
+FARO_API(MPI_Fint, Session_c2f, (MPI_Session session))
+FARO_API(MPI_Session, Session_f2c, (MPI_Fint session))
+FARO_API(int, Group_from_session_pset, (MPI_Session session, const char *pset_name, MPI_Group *newgroup))
+FARO_API(int, Comm_create_from_group, (MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm))
+FARO_API(int, Intercomm_create_from_groups, (MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm))
 
 #undef FARO_API
 

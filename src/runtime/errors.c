@@ -113,6 +113,7 @@ static const char *class_names[MPI_ERR_LASTCODE] = {
     [MPI_ERR_PROC_ABORTED] = "MPI_ERR_PROC_ABORTED: peer process aborted",
     [MPI_ERR_VALUE_TOO_LARGE] = "MPI_ERR_VALUE_TOO_LARGE: value too large",
     [MPI_ERR_ERRHANDLER] = "MPI_ERR_ERRHANDLER: invalid error handler",
+    [MPI_ERR_SESSION] = "MPI_ERR_SESSION: invalid session",
 };
 
 static int code_class(int code)
@@ -244,6 +245,16 @@ static _Noreturn void fatal_recorded(int errclass, unsigned slot, const char *ob
     faro_fatal(errclass, "%s (%s; set MPI_ERRORS_RETURN on the %s to handle errors in the "
                "program)", ring[slot],
                errclass < MPI_ERR_LASTCODE ? class_names[errclass] : "error", object);
+}
+
+int faro_err_code(int errclass, const char *fmt, ...)
+{
+    unsigned slot;
+    va_list ap;
+    va_start(ap, fmt);
+    int code = record(errclass, fmt, ap, &slot);
+    va_end(ap);
+    return code;
 }
 
 int faro_err(MPI_Comm comm, int errclass, const char *fmt, ...)
