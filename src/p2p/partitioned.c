@@ -24,13 +24,16 @@
  * (otherwise the request fails with MPI_ERR_UNSUPPORTED_OPERATION). The
  * total sizes must be equal (otherwise MPI_ERR_TRUNCATE).
  *
- * Tags: the pair's messages use the internal tag FARO_TAG_PART_BASE -
- * tag % FARO_TAG_PART_TAGS on the program's communicator, so no program
- * receive sees them. Matching is by (communicator, peer, tag) in the order
- * of the operations' first messages: the standard matches by init order, so
- * a program that keeps two partitioned operations with the same peer and tag
- * (or tags equal modulo 2^22) active at once is not supported (the tag in
- * the header catches the second case: MPI_ERR_INTERN).
+ * Matching, as the standard says, by init order: the k-th MPI_Psend_init to
+ * (communicator, dest, tag) matches the k-th MPI_Precv_init from
+ * (communicator, source, tag). Each side counts its inits per key (struct
+ * channel, kept for the life of the process) and the pair's messages use an
+ * internal tag of the program's communicator mixed from the tag and k,
+ * FARO_TAG_PART_BASE - (tag * golden + k) % FARO_TAG_PART_TAGS, so no
+ * program receive sees them and operations with one peer and tag do not
+ * meet. Two operations active at once whose mixes are equal modulo 2^22
+ * would; the header carries the tag and k, and a header that is not the
+ * operation's fails it with MPI_ERR_INTERN.
  *
  * Progress: the sub-requests are polled by this file's progress poller
  * (registered while any partitioned request is active), never from inside a
@@ -49,8 +52,38 @@ struct part_hdr {
     int32_t partition, partitions;
     int64_t part_bytes;
     int32_t tag;
-    int32_t pad;
+    uint32_t seq;
 };
+
+/* The inits so far per (context, peer, tag, direction). */
+struct channel {
+    struct channel *next;
+    uint32_t ctx;
+    int peer, tag, send;
+    uint32_t inits;
+};
+static struct channel *channels;
+
+/* The sequence number of a new init on its key; UINT32_MAX when out of memory. */
+static uint32_t next_seq(MPI_Comm comm, int peer, int tag, int send)
+{
+    struct channel *c = channels;
+    while (c && !(c->ctx == comm->context_id && c->peer == peer && c->tag == tag &&
+                  c->send == send))
+        c = c->next;
+    if (!c) {
+        c = calloc(1, sizeof *c);
+        if (!c)
+            return UINT32_MAX;
+        c->ctx = comm->context_id;
+        c->peer = peer;
+        c->tag = tag;
+        c->send = send;
+        c->next = channels;
+        channels = c;
+    }
+    return c->inits++;
+}
 
 struct part {
     const struct faro_req_ops *ops;
@@ -61,6 +94,7 @@ struct part {
     int partitions, count;
     MPI_Datatype type;
     int peer, tag, itag;        /* the program's rank and tag; the internal tag */
+    uint32_t seq;               /* this init's number on its channel */
     MPI_Comm comm;
     int64_t part_bytes;         /* count * type size */
     int err;                    /* error class of this run */
@@ -134,7 +168,7 @@ static int post_header(struct part *p)
 /* The sender's layout, from the first header; 0 or an error class. */
 static int learn_layout(struct part *p, const struct part_hdr *h)
 {
-    if (h->tag != p->tag)
+    if (h->tag != p->tag || h->seq != p->seq)
         return MPI_ERR_INTERN;
     if (h->partitions < 1 || h->part_bytes < 0 ||
         h->part_bytes * h->partitions != p->part_bytes * p->partitions)
@@ -247,6 +281,11 @@ static int advance(struct part *p)
 static void finish(struct part *p)
 {
     deactivate(p);
+    if (!p->send) { /* a receive's status names its message */
+        p->req->status.MPI_SOURCE = p->peer;
+        p->req->status.MPI_TAG = p->tag;
+        p->req->status.faro_count = (long long)(p->part_bytes * p->partitions);
+    }
     p->req->status.MPI_ERROR = p->err;
     faro_req_complete(p->req); /* releases it (destroy) when the program freed it */
 }
@@ -351,7 +390,8 @@ static int init(const char *fn, int send, const void *buf, int partitions, MPI_C
     if (info != MPI_INFO_NULL && faro_info_check(info))
         return faro_err(comm, MPI_ERR_INFO, "%s: info is not a valid info object (freed, or "
                         "never created); pass MPI_INFO_NULL for none", fn);
-    struct part *p = calloc(1, sizeof *p);
+    uint32_t seq = next_seq(comm, peer, tag, send);
+    struct part *p = seq != UINT32_MAX ? calloc(1, sizeof *p) : NULL;
     int ok = p != NULL;
     if (ok && send) {
         p->ready = calloc((size_t)partitions, 1);
@@ -380,7 +420,9 @@ static int init(const char *fn, int send, const void *buf, int partitions, MPI_C
     faro_type_retain(type); /* each start uses it, whatever the program frees */
     p->peer = peer;
     p->tag = tag;
-    p->itag = FARO_TAG_PART_BASE - tag % FARO_TAG_PART_TAGS;
+    p->seq = seq;
+    p->itag = FARO_TAG_PART_BASE -
+              (int)(((uint32_t)tag * 2654435761u + seq) % FARO_TAG_PART_TAGS);
     p->comm = comm;
     p->part_bytes = (int64_t)count * (int64_t)type->size;
     r->ctx = p;
@@ -450,6 +492,7 @@ static int ready_one(const char *fn, struct part *p, int i)
     h->partitions = p->partitions;
     h->part_bytes = p->part_bytes;
     h->tag = p->tag;
+    h->seq = p->seq;
     struct faro_request *q = NULL;
     int rc = faro_post(fn, FARO_REQ_SEND, FARO_MODE_STANDARD, h, (int)sizeof *h, MPI_BYTE,
                        p->peer, p->itag, p->comm, FARO_POST_INTERNAL, &q);

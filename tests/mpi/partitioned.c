@@ -6,6 +6,7 @@
  *  - different counts on the two sides (6 x 20 ints sent, 4 x 30 received);
  *  - MPI_Pready_range and MPI_Pready_list;
  *  - partitions large enough for the rendezvous protocol;
+ *  - two operations on one peer and tag, matched in init order;
  *  - with TEST_THREADS=T (MPI_THREAD_MULTIPLE): T threads per sender, each
  *    readying its own partitions in reverse order.
  * Then the request rules and argument errors under MPI_ERRORS_RETURN.
@@ -53,6 +54,11 @@ static void receive(int *buf, int parts, int count, int src, int tag, int k, con
         MPI_Status st;
         TU_CHECK(MPI_Wait(&r, &st));
         TU_ASSERT(r != MPI_REQUEST_NULL, "%s: MPI_Wait freed a partitioned request", what);
+        int got = -1;
+        TU_CHECK(MPI_Get_count(&st, MPI_INT, &got));
+        TU_ASSERT(st.MPI_SOURCE == src && st.MPI_TAG == tag && got == parts * count,
+                  "%s: status source %d tag %d count %d, expected %d %d %d", what,
+                  st.MPI_SOURCE, st.MPI_TAG, got, src, tag, parts * count);
         for (int i = 0; i < parts * count; i++)
             if (buf[i] != val(k + round, i))
                 tu_fail("%s, start %d: element %d is %d, expected %d", what, round, i, buf[i],
@@ -131,6 +137,47 @@ static void stepwise(int sender, int peer, int *buf)
         TU_CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     }
     TU_CHECK(MPI_Request_free(&r));
+}
+
+/* Two operations with one peer and one tag match in init order, whatever
+ * order they are started and readied in (sizes differ, so a cross shows). */
+static void same_tag(int sender, int peer)
+{
+    int a[2 * 40], b[3 * 25];
+    MPI_Request r[2];
+    for (int round = 0; round < ROUNDS; round++) {
+        if (sender) {
+            TU_CHECK(MPI_Psend_init(a, 2, 40, MPI_INT, peer, 12, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                    &r[0]));
+            TU_CHECK(MPI_Psend_init(b, 3, 25, MPI_INT, peer, 12, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                    &r[1]));
+            for (int i = 0; i < 80; i++)
+                a[i] = val(round, i);
+            for (int i = 0; i < 75; i++)
+                b[i] = -val(round, i);
+            TU_CHECK(MPI_Start(&r[1])); /* the second first */
+            TU_CHECK(MPI_Pready_range(0, 2, r[1]));
+            TU_CHECK(MPI_Start(&r[0]));
+            TU_CHECK(MPI_Pready_range(0, 1, r[0]));
+        } else {
+            TU_CHECK(MPI_Precv_init(a, 2, 40, MPI_INT, peer, 12, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                    &r[0]));
+            TU_CHECK(MPI_Precv_init(b, 3, 25, MPI_INT, peer, 12, MPI_COMM_WORLD, MPI_INFO_NULL,
+                                    &r[1]));
+            TU_CHECK(MPI_Startall(2, r));
+        }
+        TU_CHECK(MPI_Waitall(2, r, MPI_STATUSES_IGNORE));
+        if (!sender) {
+            for (int i = 0; i < 80; i++)
+                TU_ASSERT(a[i] == val(round, i), "same tag: first operation's element %d is "
+                          "%d, expected %d", i, a[i], val(round, i));
+            for (int i = 0; i < 75; i++)
+                TU_ASSERT(b[i] == -val(round, i), "same tag: second operation's element %d is "
+                          "%d, expected %d", i, b[i], -val(round, i));
+        }
+        TU_CHECK(MPI_Request_free(&r[0]));
+        TU_CHECK(MPI_Request_free(&r[1]));
+    }
 }
 
 struct worker {
@@ -258,8 +305,10 @@ int main(int argc, char **argv)
         else
             receive(buf, 16 * nthr, 500, peer, 9, rep * 10, "threads");
     }
-    if (!nthr)
+    if (!nthr) {
         stepwise(sender, peer, buf);
+        same_tag(sender, peer);
+    }
     errors(sender, peer);
     free(buf);
     tu_finish();
