@@ -139,6 +139,14 @@ int main(void)
     expect_class(MPI_Session_get_nth_pset(s, MPI_INFO_NULL, n, &len, NULL), MPI_ERR_ARG,
                  "MPI_Session_get_nth_pset", "n = number of psets");
     TU_ASSERT(bad == MPI_GROUP_NULL, "a failed Group_from_session_pset set the group");
+    /* a communicator call's errors go to its errhandler argument */
+    MPI_Comm none = MPI_COMM_NULL;
+    expect_class(MPI_Comm_create_from_group(MPI_GROUP_NULL, "org.faro.test.bad", MPI_INFO_NULL,
+                                            MPI_ERRORS_RETURN, &none), MPI_ERR_GROUP,
+                 "MPI_Comm_create_from_group", "MPI_GROUP_NULL");
+    expect_class(MPI_Comm_create_from_group(wg, NULL, MPI_INFO_NULL, MPI_ERRORS_RETURN, &none),
+                 MPI_ERR_ARG, "MPI_Comm_create_from_group", "NULL stringtag");
+    TU_ASSERT(none == MPI_COMM_NULL, "a failed Comm_create_from_group set the communicator");
 
     /* the program's errhandler */
     MPI_Errhandler mine, got;
