@@ -48,6 +48,7 @@ struct faro_sched {
     struct faro_request *req;
     struct faro_coll c;
     int failed;              /* out of memory while building */
+    int keep;                /* persistent (persistent.c): rerun, not freed, when done */
     int local;               /* messages added now go over comm->local */
     int err;                 /* error class of a failed step */
 
@@ -72,6 +73,7 @@ struct faro_sched {
 };
 
 static struct faro_sched *active_head, **active_tail = &active_head;
+static struct faro_sched **capture; /* faro_sched_capture: where the next start goes */
 static int advancing; /* the hook is not re-entered from a post inside it */
 static int poller = -1; /* the progress poller slot while schedules are active */
 
@@ -107,7 +109,7 @@ struct faro_sched *faro_sched_new(MPI_Comm comm, const char *fn, struct faro_cc 
     s->next = NULL;
     s->req = NULL;
     s->c = faro_coll_of(comm, fn, tag);
-    s->failed = s->err = s->local = 0;
+    s->failed = s->err = s->local = s->keep = 0;
     s->steps = s->inline_steps;
     s->nsteps = 0;
     s->scap = INLINE_STEPS;
@@ -409,6 +411,12 @@ static int advance(struct faro_sched *s)
 static void finish(struct faro_sched *s)
 {
     struct faro_request *r = s->req;
+    if (s->keep) { /* the request is persistent.c's; the schedule waits for the next start */
+        s->req = NULL;
+        r->status.MPI_ERROR = s->err;
+        faro_req_complete(r); /* releases r, and s with it, when the program freed it */
+        return;
+    }
     r->ctx = NULL;
     r->status.MPI_ERROR = s->err;
     destroy(s);
@@ -457,6 +465,8 @@ int faro_nbc_check(const char *fn, MPI_Comm comm, MPI_Request *request)
     return MPI_SUCCESS;
 }
 
+static int launch(struct faro_sched *s);
+
 int faro_sched_start(struct faro_sched *s, MPI_Request *request)
 {
     MPI_Comm comm = s->c.comm;
@@ -477,6 +487,13 @@ int faro_sched_start(struct faro_sched *s, MPI_Request *request)
             s->failed = 1;
         }
     }
+    if (!s->failed && capture) {
+        s->keep = 1;
+        *capture = s;
+        capture = NULL;
+        *request = MPI_REQUEST_NULL;
+        return MPI_SUCCESS;
+    }
     struct faro_request *r = s->failed ? NULL : faro_req_alloc(FARO_REQ_COLL, comm);
     if (!r) {
         destroy(s);
@@ -485,6 +502,34 @@ int faro_sched_start(struct faro_sched *s, MPI_Request *request)
     r->ctx = s;
     s->req = r;
     *request = r;
+    return launch(s);
+}
+
+void faro_sched_capture(struct faro_sched **into)
+{
+    capture = into;
+}
+
+void faro_sched_free(struct faro_sched *s)
+{
+    destroy(s);
+}
+
+int faro_sched_rerun(struct faro_sched *s, struct faro_request *r)
+{
+    s->req = r;
+    s->round = 0;
+    s->err = 0;
+    s->nreqs = s->ndone = 0;
+    r->complete = 0;
+    faro_status_empty(&r->status);
+    return launch(s);
+}
+
+/* Run s's first rounds now; the progress engine runs the rest. */
+static int launch(struct faro_sched *s)
+{
+    const char *fn = s->c.fn;
     int was_advancing = advancing;
     advancing = 1; /* posts below may poll: leave the other schedules be */
     int done = advance(s);
@@ -493,6 +538,7 @@ int faro_sched_start(struct faro_sched *s, MPI_Request *request)
         finish(s);
         return MPI_SUCCESS;
     }
+    s->next = NULL; /* a rerun schedule may still point where it left the list */
     *active_tail = s;
     active_tail = &s->next;
     if (poller < 0 && (poller = faro_progress_register(progress_hook, NULL)) < 0)

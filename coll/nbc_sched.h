@@ -165,6 +165,18 @@ int faro_nbc_inter_reduce_scatter(const char *fn, const void *sendbuf, void *rec
  * schedule is consumed either way. */
 int faro_sched_start(struct faro_sched *s, MPI_Request *request);
 
+/* Persistent collectives (persistent.c). While capture is set (to a
+ * pointer, NULL ends it), the next faro_sched_start neither allocates a
+ * request nor runs anything: it hands the built schedule to *into, marks it
+ * kept and sets *request to MPI_REQUEST_NULL (an error before that leaves
+ * *into untouched). A kept schedule runs on each faro_sched_rerun, which
+ * completes r (the persistent request, owned by the caller) when the last
+ * round is done, and is freed only by faro_sched_free. Its tag is the one its
+ * build took, so restarts need no agreement on order beyond the builds'. */
+void faro_sched_capture(struct faro_sched **into);
+int faro_sched_rerun(struct faro_sched *s, struct faro_request *r);
+void faro_sched_free(struct faro_sched *s);
+
 /* For the hang report (runtime/hang.h: faro_hang_sched_fn): the MPI
  * function of a nonblocking collective's request and the point-to-point
  * requests its schedule waits for now. */

@@ -275,7 +275,8 @@ FARO_TYPE(cxx_double_complex) FARO_TYPE(cxx_long_double_complex)
 #define MPI_ERR_VALUE_TOO_LARGE 59
 #define MPI_ERR_ERRHANDLER 60
 /* 61..78: the MPI_T_ERR_* classes, in the MPI_T block below (issue 18) */
-#define MPI_ERR_LASTCODE 79
+#define MPI_ERR_SESSION 79 /* MPI-4.0 sessions (issue 18) */
+#define MPI_ERR_LASTCODE 80
 
 /* constants of the MPI-breadth areas (each area adds below its own line) */
 /* area datatype: */
@@ -542,6 +543,12 @@ typedef void MPI_T_event_dropped_cb_function(MPI_Count count,
                                              MPI_T_event_registration event_registration,
                                              int source_index, MPI_T_cb_safety cb_safety,
                                              void *user_data);
+/* ---- MPI-4.0 sessions: types and constants (issue 18) ---- */
+typedef struct faro_session *MPI_Session;
+#define MPI_SESSION_NULL ((MPI_Session)0)
+typedef void MPI_Session_errhandler_function(MPI_Session *, int *, ...);
+#define MPI_MAX_PSET_NAME_LEN 256
+#define MPI_MAX_STRINGTAG_LEN 256
 
 /* ---- functions: each under its MPI_ and PMPI_ name ---- */
 #define FARO_API(ret, name, args) ret MPI_##name args; ret PMPI_##name args;
@@ -1037,6 +1044,55 @@ FARO_API(int, T_event_read, (MPI_T_event_instance event_instance, int element_in
 FARO_API(int, T_event_copy, (MPI_T_event_instance event_instance, void *buffer))
 FARO_API(int, T_event_get_timestamp, (MPI_T_event_instance event_instance, MPI_Count *event_timestamp))
 FARO_API(int, T_event_get_source, (MPI_T_event_instance event_instance, int *source_index))
+/* ---- MPI-4.0 point-to-point, persistent collectives, partitioned, sessions (issue 18) ---- */
+FARO_API(int, Isendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request))
+FARO_API(int, Isendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request))
+
+FARO_API(int, Barrier_init, (MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Bcast_init, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Gather_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Gatherv_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Scatter_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Scatterv_init, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Allgather_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Allgatherv_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Alltoall_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Alltoallv_init, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Alltoallw_init, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Reduce_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Allreduce_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Reduce_scatter_init, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Reduce_scatter_block_init, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Scan_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Exscan_init, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Neighbor_allgather_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Neighbor_allgatherv_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Neighbor_alltoall_init, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Neighbor_alltoallv_init, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Neighbor_alltoallw_init, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request))
+
+FARO_API(int, Psend_init, (const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Precv_init, (void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+FARO_API(int, Pready, (int partition, MPI_Request request))
+FARO_API(int, Pready_range, (int partition_low, int partition_high, MPI_Request request))
+FARO_API(int, Pready_list, (int length, const int array_of_partitions[], MPI_Request request))
+FARO_API(int, Parrived, (MPI_Request request, int partition, int *flag))
+
+FARO_API(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session))
+FARO_API(int, Session_finalize, (MPI_Session *session))
+FARO_API(int, Session_get_num_psets, (MPI_Session session, MPI_Info info, int *npset_names))
+FARO_API(int, Session_get_nth_pset, (MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name))
+FARO_API(int, Session_get_pset_info, (MPI_Session session, const char *pset_name, MPI_Info *info))
+FARO_API(int, Session_get_info, (MPI_Session session, MPI_Info *info_used))
+FARO_API(int, Session_create_errhandler, (MPI_Session_errhandler_function *session_errhandler_fn, MPI_Errhandler *errhandler))
+FARO_API(int, Session_set_errhandler, (MPI_Session session, MPI_Errhandler errhandler))
+FARO_API(int, Session_get_errhandler, (MPI_Session session, MPI_Errhandler *errhandler))
+FARO_API(int, Session_call_errhandler, (MPI_Session session, int errorcode))
+FARO_API(MPI_Fint, Session_c2f, (MPI_Session session))
+FARO_API(MPI_Session, Session_f2c, (MPI_Fint session))
+FARO_API(int, Group_from_session_pset, (MPI_Session session, const char *pset_name, MPI_Group *newgroup))
+FARO_API(int, Comm_create_from_group, (MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm))
+FARO_API(int, Intercomm_create_from_groups, (MPI_Group local_group, int local_leader, MPI_Group remote_group, int remote_leader, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newintercomm))
 
 #undef FARO_API
 

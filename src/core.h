@@ -58,6 +58,19 @@ extern int faro_lastusedcode;
  * return when the handler returns. */
 int faro_err(MPI_Comm comm, int errclass, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* init.c: the runtime's references (MPI_Init and each session hold one):
+ * the first brings it up at thread level required (*provided: the level it
+ * has), the last release takes it down; once down it cannot come up again
+ * (MPI_ERR_OTHER raised under fn). */
+int faro_runtime_acquire(const char *fn, int required, int *provided);
+void faro_runtime_release(void);
+/* errors.c: record a message and return its code without calling any
+ * errhandler (for objects with handlers of their own: sessions). */
+int faro_err_code(int errclass, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Until called again with NULL, a message that starts "from:" is recorded
+ * as "to:" (a persistent collective's init runs the nonblocking call's
+ * checks under the init's name: coll/persistent.c). */
+void faro_err_alias(const char *from, const char *to);
 /* Raise a code that came from the program (a callback's return value, an
  * MPI_Add_error_code code) unchanged: comm's errhandler gets it and the call
  * returns it. fmt says where it came from, for the fatal message. */

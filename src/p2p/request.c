@@ -68,8 +68,12 @@ void faro_req_unstage(struct faro_request *r)
 
 void faro_req_release(struct faro_request *r)
 {
-    if (r->kind == FARO_REQ_GREQ)
-        faro_greq_destroy(r);
+    if (r->kind > FARO_REQ_DONE) { /* one branch for sends and receives, as before */
+        if (r->kind == FARO_REQ_GREQ)
+            faro_greq_destroy(r);
+        else if (r->kind == FARO_REQ_OPS)
+            faro_req_ops_of(r)->destroy(r);
+    }
     if (r->tmp) /* only staged requests have anything to drop */
         faro_req_unstage(r);
     if (r->persistent) /* its init took a reference (faro_post) */

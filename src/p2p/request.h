@@ -13,7 +13,8 @@ enum faro_req_kind {
     FARO_REQ_DONE, /* born complete */
     FARO_REQ_GREQ, /* generalized: completed by the program (grequest.c) */
     FARO_REQ_COLL, /* nonblocking collective: ctx is its schedule (coll/nbc_sched.c) */
-    FARO_REQ_COMM  /* MPI_Comm_idup: ctx is the new communicator (objects/comm.c) */
+    FARO_REQ_COMM, /* MPI_Comm_idup: ctx is the new communicator (objects/comm.c) */
+    FARO_REQ_OPS   /* made of other operations: ctx starts with its faro_req_ops (below) */
 };
 enum faro_send_mode { FARO_MODE_STANDARD, FARO_MODE_SYNC, FARO_MODE_READY, FARO_MODE_BUFFERED };
 
@@ -59,6 +60,24 @@ struct faro_request {
     void *ctx;
     struct faro_request *next; /* posted queue / free list */
 };
+
+/* A request of kind FARO_REQ_OPS (MPI_Isendrecv, persistent collectives,
+ * partitioned requests) is run by the file that made it: its ctx points to a
+ * struct whose first member points to these. The file completes the request
+ * with faro_req_complete; the core calls start on MPI_Start of a persistent
+ * one (after checking it is inactive and marking it active), cancel on
+ * MPI_Cancel, destroy when the request is released (ctx is then the file's
+ * to free). what names the operation in messages ("MPI_Isendrecv"). */
+struct faro_req_ops {
+    const char *what;
+    int (*start)(struct faro_request *r);
+    int (*cancel)(struct faro_request *r);
+    void (*destroy)(struct faro_request *r);
+};
+static inline const struct faro_req_ops *faro_req_ops_of(const struct faro_request *r)
+{
+    return *(const struct faro_req_ops *const *)r->ctx;
+}
 
 struct faro_request *faro_req_alloc(int kind, MPI_Comm comm);
 void faro_req_release(struct faro_request *r);

@@ -21,6 +21,10 @@ static int req_error(const char *fn, struct faro_request *r)
         code = faro_err(r->comm, cls, "%s: a nonblocking collective failed: one of its "
                         "messages or local steps failed with this error class (counts or types "
                         "that do not match across ranks give MPI_ERR_TRUNCATE)", fn);
+    else if (r->kind == FARO_REQ_OPS)
+        code = faro_err(r->comm, cls, "%s: %s failed: one of its messages failed with this "
+                        "error class (MPI_ERR_TRUNCATE: a message was longer than its receive "
+                        "buffer)", fn, faro_req_ops_of(r)->what);
     else if (cls == MPI_ERR_TRUNCATE)
         code = faro_err(r->comm, cls,
                         "%s: message from rank %d (tag %d) has %zu bytes but the receive buffer "
@@ -421,6 +425,8 @@ int PMPI_Cancel(MPI_Request *request)
         return faro_err(r->comm, MPI_ERR_REQUEST,
                         "MPI_Cancel: cannot cancel a nonblocking collective (complete it with "
                         "MPI_Wait/MPI_Test, or MPI_Request_free it)");
+    if (r->kind == FARO_REQ_OPS)
+        return faro_req_ops_of(r)->cancel(r);
     if (r->kind == FARO_REQ_GREQ) {
         int rc = faro_greq_cancel(r);
         return rc ? faro_err_pass(MPI_COMM_SELF, rc, "MPI_Cancel: the cancel callback of a "
@@ -455,12 +461,15 @@ int PMPI_Start(MPI_Request *request)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Start: request pointer is NULL");
     if (faro_req_check(*request) || !(*request)->persistent)
         return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
-                        "MPI_Start: not a persistent request (use MPI_Send_init/MPI_Recv_init)");
+                        "MPI_Start: not a persistent request (made by MPI_Send_init, "
+                        "MPI_Recv_init, a collective's _init or MPI_Psend_init/MPI_Precv_init)");
     struct faro_request *r = *request;
     if (r->active)
         return faro_err(r->comm, MPI_ERR_REQUEST,
                         "MPI_Start: request is already active; complete it first");
     r->active = 1;
+    if (r->kind == FARO_REQ_OPS)
+        return faro_req_ops_of(r)->start(r);
     return faro_req_start(r);
 }
 

@@ -131,6 +131,7 @@ static const char *class_names[MPI_ERR_LASTCODE] = {
     [MPI_T_ERR_INVALID] = "MPI_T_ERR_INVALID: invalid use of the tool interface",
     [MPI_T_ERR_NOT_SUPPORTED] = "MPI_T_ERR_NOT_SUPPORTED: not supported by this implementation",
     [MPI_T_ERR_NOT_ACCESSIBLE] = "MPI_T_ERR_NOT_ACCESSIBLE: not accessible now",
+    [MPI_ERR_SESSION] = "MPI_ERR_SESSION: invalid session",
 };
 
 static int code_class(int code)
@@ -233,11 +234,26 @@ static _Noreturn void fatal_code(int code, const char *where)
                "handle errors in the program)", where, code, text[0] ? ": " : "", text);
 }
 
+/* faro_err_alias: "FROM: ..." is recorded as "TO: ..." (under the library lock). */
+static const char *alias_from, *alias_to;
+
+void faro_err_alias(const char *from, const char *to)
+{
+    alias_from = from;
+    alias_to = to;
+}
+
 /* The message goes into the ring; the code carries its slot. */
 static int record(int errclass, const char *fmt, va_list ap, unsigned *slotp)
 {
     unsigned slot = atomic_fetch_add_explicit(&ring_next, 1, memory_order_relaxed) % RING;
     vsnprintf(ring[slot], sizeof ring[slot], fmt, ap);
+    size_t n = alias_from ? strlen(alias_from) : 0;
+    if (n && strncmp(ring[slot], alias_from, n) == 0 && ring[slot][n] == ':') {
+        char rest[sizeof ring[slot]];
+        snprintf(rest, sizeof rest, "%s", ring[slot] + n);
+        snprintf(ring[slot], sizeof ring[slot], "%s%s", alias_to, rest);
+    }
     *slotp = slot;
     return errclass | (int)((slot + 1) << CLASS_BITS);
 }
@@ -247,6 +263,16 @@ static _Noreturn void fatal_recorded(int errclass, unsigned slot, const char *ob
     faro_fatal(errclass, "%s (%s; set MPI_ERRORS_RETURN on the %s to handle errors in the "
                "program)", ring[slot],
                errclass < MPI_ERR_LASTCODE ? class_names[errclass] : "error", object);
+}
+
+int faro_err_code(int errclass, const char *fmt, ...)
+{
+    unsigned slot;
+    va_list ap;
+    va_start(ap, fmt);
+    int code = record(errclass, fmt, ap, &slot);
+    va_end(ap);
+    return code;
 }
 
 int faro_err(MPI_Comm comm, int errclass, const char *fmt, ...)

@@ -149,6 +149,10 @@ static int print_req(const char *head, struct faro_request *r)
                        "program)", head);
         return 1;
     }
+    if (r->kind == FARO_REQ_OPS) {
+        faro_log_print("waiting", "%s%s", head, faro_req_ops_of(r)->what);
+        return 1;
+    }
     if (r->kind == FARO_REQ_COLL && faro_hang_sched) {
         struct faro_request *pending[8];
         const char *fn = "a nonblocking collective";

@@ -24,13 +24,20 @@ static _Noreturn void init_failed(const char *msg)
     faro_fatal(MPI_ERR_OTHER, "MPI_Init: %s", msg);
 }
 
-static int init(int required, int *provided)
+/* The runtime (transports, communicators, the process manager's connection)
+ * is shared by the world model (MPI_Init .. MPI_Finalize) and by sessions
+ * (session.c): each holds one reference, the first brings it up and the last
+ * takes it down. It comes up once per process: after it went down, neither
+ * MPI_Init nor MPI_Session_init can bring it back (the process manager's
+ * connection and the job's shared-memory names are gone), and both say so.
+ * faro.initialized/finalized say whether it is up or went down (what the
+ * calls check); MPI_Initialized/MPI_Finalized report the world model's own. */
+static int runtime_refs;
+static int world_state; /* 0 before MPI_Init, 1 after, 2 after MPI_Finalize */
+
+static int runtime_up(int required, int *provided)
 {
     char err[1024];
-    if (faro.initialized)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_OTHER,
-                        faro.finalized ? "MPI_Init: called after MPI_Finalize"
-                                       : "MPI_Init: called twice");
     if (faro_tunables_load(err, sizeof err))
         init_failed(err);
     if (faro_coll_select_init(err, sizeof err)) /* a bad FARO_COLL_TUNING_FILE stops here */
@@ -70,6 +77,61 @@ static int init(int required, int *provided)
     return MPI_SUCCESS;
 }
 
+static void finalize_wait(void *arg)
+{
+    faro_progress_idle(faro_progress());
+}
+
+static void runtime_down(void)
+{
+    faro_rma_finalize();
+    faro_quiesce();
+    /* The barrier keeps the transports polled: a peer still in faro_quiesce may
+     * wait for this rank to acknowledge its last send (a transport whose sends
+     * complete on the receiver's acknowledgement and that moves data only
+     * when polled; docs/transports.md names them). */
+    if (faro_pmi_barrier_while(finalize_wait, NULL))
+        faro_fatal(MPI_ERR_OTHER, "MPI_Finalize: the process manager went away");
+    faro_wireup_finalize();
+    faro_mq_free_all();
+    faro_pmi_finalize();
+    faro.finalized = 1;
+}
+
+int faro_runtime_acquire(const char *fn, int required, int *provided)
+{
+    if (faro.finalized)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_OTHER, "%s: MPI was finalized in this process "
+                        "(MPI_Finalize and every session's MPI_Session_finalize); Faro cannot "
+                        "start it again", fn);
+    int rc = MPI_SUCCESS;
+    if (!faro.initialized)
+        rc = runtime_up(required, provided);
+    else if (provided)
+        *provided = faro.thread_level; /* the level it came up with */
+    if (rc == MPI_SUCCESS)
+        runtime_refs++;
+    return rc;
+}
+
+void faro_runtime_release(void)
+{
+    if (--runtime_refs == 0)
+        runtime_down();
+}
+
+static int init(int required, int *provided)
+{
+    if (world_state)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_OTHER,
+                        world_state == 2 ? "MPI_Init: called after MPI_Finalize"
+                                         : "MPI_Init: called twice");
+    int rc = faro_runtime_acquire("MPI_Init", required, provided);
+    if (rc == MPI_SUCCESS)
+        world_state = 1;
+    return rc;
+}
+
 #pragma weak MPI_Init = PMPI_Init
 int PMPI_Init(int *argc, char ***argv)
 {
@@ -86,17 +148,12 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     return init(required, provided);
 }
 
-static void finalize_wait(void *arg)
-{
-    faro_progress_idle(faro_progress());
-}
-
 #pragma weak MPI_Finalize = PMPI_Finalize
 int PMPI_Finalize(void)
 {
-    if (!faro.initialized || faro.finalized)
+    if (world_state != 1)
         return faro_err(MPI_COMM_NULL, MPI_ERR_OTHER, "MPI_Finalize: %s",
-                        faro.finalized ? "called twice" : "called before MPI_Init");
+                        world_state ? "called twice" : "called before MPI_Init");
     /* MPI_COMM_SELF's attributes go first, newest first, while MPI still works
      * (libraries hang their clean-up there); then MPI_COMM_WORLD's. */
     int rc = faro_attr_delete_all(FARO_ATTR_COMM, MPI_COMM_SELF, &MPI_COMM_SELF->attrs);
@@ -105,18 +162,8 @@ int PMPI_Finalize(void)
     if (rc != MPI_SUCCESS)
         rc = faro_err_pass(MPI_COMM_WORLD, rc, "MPI_Finalize: an attribute's delete callback "
                            "failed");
-    faro_rma_finalize();
-    faro_quiesce();
-    /* The barrier keeps the transports polled: a peer still in faro_quiesce may
-     * wait for this rank to acknowledge its last send (a transport whose sends
-     * complete on the receiver's acknowledgement and that moves data only
-     * when polled; docs/transports.md names them). */
-    if (faro_pmi_barrier_while(finalize_wait, NULL))
-        faro_fatal(MPI_ERR_OTHER, "MPI_Finalize: the process manager went away");
-    faro_wireup_finalize();
-    faro_mq_free_all();
-    faro_pmi_finalize();
-    faro.finalized = 1;
+    world_state = 2;
+    faro_runtime_release(); /* down unless a session still holds it */
     return rc;
 }
 
@@ -125,7 +172,7 @@ int PMPI_Initialized(int *flag)
 {
     if (!flag)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Initialized: flag pointer is NULL");
-    *flag = faro.initialized;
+    *flag = world_state >= 1;
     return MPI_SUCCESS;
 }
 
@@ -134,7 +181,7 @@ int PMPI_Finalized(int *flag)
 {
     if (!flag)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Finalized: flag pointer is NULL");
-    *flag = faro.finalized;
+    *flag = world_state == 2;
     return MPI_SUCCESS;
 }
 
@@ -204,14 +251,19 @@ int PMPI_Get_version(int *version, int *subversion)
     return MPI_SUCCESS;
 }
 
+/* What MPI-4.0 has that Faro lacks (docs/notes.md, "MPI-4"): MPI_VERSION
+ * says 4 when this is empty. */
+#define FARO_MPI4_MISSING "MPI-4.0 lacks _c, MPI_T, IO, Fortran, HW_GUIDED"
+
 #pragma weak MPI_Get_library_version = PMPI_Get_library_version
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
     if (!version || !resultlen)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Get_library_version: %s is NULL",
                         version ? "resultlen" : "version");
-    snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "Faro %s (MPI %d.%d; %s)",
-             PACKAGE_VERSION, MPI_VERSION, MPI_SUBVERSION, FARO_BUILD_OPTIONS);
+    snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING, "Faro %s (MPI %d.%d; %s; %s)",
+             PACKAGE_VERSION, MPI_VERSION, MPI_SUBVERSION, FARO_MPI4_MISSING,
+             FARO_BUILD_OPTIONS);
     *resultlen = (int)strlen(version);
     return MPI_SUCCESS;
 }
