@@ -6,10 +6,12 @@
  * without them the bounds are those of the data, and MPI_Type_create_struct
  * pads the extent to the largest alignment of its basic types.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigcount/wide.h"
 #include "objects/type_build.h"
 #include "runtime/thread.h"
 
@@ -32,8 +34,8 @@ static int bad_old(const char *fn, MPI_Datatype t, const char *what)
 #define CHECK_COUNT(fn, n, what)                                                           \
     do {                                                                                   \
         if ((n) < 0)                                                                       \
-            return faro_err(MPI_COMM_NULL, MPI_ERR_COUNT, "%s: %s %d is negative", fn,     \
-                            what, (int)(n));                                               \
+            return faro_err(MPI_COMM_NULL, MPI_ERR_COUNT, "%s: %s %lld is negative", fn,   \
+                            what, (long long)(n));                                         \
     } while (0)
 #define CHECK_BLOCK(fn, n, i)                                                              \
     do {                                                                                   \
@@ -69,11 +71,13 @@ static int done(const char *fn, const struct faro_tbuild *b, MPI_Datatype t,
 
 /* ---- constructors ---- */
 
-#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
-int PMPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype)
+/* The int call and MPI_Type_contiguous_c (bigcount/wide.h). A count beyond
+ * INT_MAX is recorded for MPI_Type_get_contents as MPI_UNDEFINED: the int
+ * query cannot say it, and MPI_Type_get_contents_c is not built yet. */
+int faro_wide_Type_contiguous(const char *fn, MPI_Count count, MPI_Datatype old,
+                              MPI_Datatype *newtype)
 {
     FARO_LOCKED;
-    const char *fn = "MPI_Type_contiguous";
     CHECK_COUNT(fn, count, "count");
     CHECK_OLD(fn, old);
     CHECK_OUT(fn, newtype);
@@ -82,10 +86,16 @@ int PMPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype)
     tb_add(&b, old, 0, (size_t)count, old->extent);
     struct faro_type_contents *c = faro_tc_new(MPI_COMBINER_CONTIGUOUS, 1, 0, 1);
     if (c) {
-        c->ints[0] = count;
+        c->ints[0] = count <= INT_MAX ? (int)count : MPI_UNDEFINED;
         c->types[0] = old;
     }
     return done(fn, &b, tb_finish(&b, 0, 0, 0, 0, c), newtype);
+}
+
+#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+int PMPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype)
+{
+    return faro_wide_Type_contiguous("MPI_Type_contiguous", count, old, newtype);
 }
 
 static int hvector(const char *fn, int combiner, int count, int blocklength, MPI_Aint stride,

@@ -1,0 +1,225 @@
+/*
+ * bigcount_large: the large-count (_c) calls with counts and sizes beyond
+ * INT_MAX, between two ranks.
+ *
+ *  - MPI_Send_c / MPI_Recv_c of 2^31 + 8 bytes (MPI_BYTE): the bytes on
+ *    both sides of the 2 GiB mark arrive; MPI_Get_count on the status gives
+ *    MPI_UNDEFINED, MPI_Get_count_c and MPI_Get_elements_c the real count;
+ *  - a message of one element of MPI_Type_contiguous_c(2^31 + 8, MPI_BYTE)
+ *    (MPI_Type_size_c: 2^31 + 8; MPI_Type_size: MPI_UNDEFINED);
+ *  - MPI_Send (int) of 2^21 + 1 elements of a 1 KiB type: count * size
+ *    overflows 32 bits though the count fits an int;
+ *  - MPI_Bcast_c of 2^31 + 8 bytes;
+ *  - MPI_Allgatherv_c whose second block lies beyond 2 GiB (MPI_Aint
+ *    displacement);
+ *  - MPI_Pack_c / MPI_Unpack_c at a position beyond INT_MAX, MPI_Pack_size_c.
+ *
+ * Memory: the big buffers are calloc'ed, so pages only read (zero) cost
+ * nothing; only the receiving side of each transfer writes 2 GiB. The
+ * checks look at marked bytes around the 2 GiB mark and at both ends.
+ */
+#include "util.h"
+
+#include <limits.h>
+
+#define BIG (((MPI_Count)1 << 31) + 8) /* 2^31 + 8 */
+
+static const MPI_Count marks[] = {0, 4095, ((MPI_Count)1 << 31) - 1, (MPI_Count)1 << 31,
+                                  ((MPI_Count)1 << 31) + 7};
+#define NMARKS (int)(sizeof marks / sizeof marks[0])
+
+static unsigned char mark_value(int i)
+{
+    return (unsigned char)(0x51 + 17 * i);
+}
+
+/* The sender's buffer: zero but the marked bytes. */
+static void mark(unsigned char *buf)
+{
+    for (int i = 0; i < NMARKS; i++)
+        buf[marks[i]] = mark_value(i);
+}
+
+/* The receiver's buffer before the data: 0xEE at the marks and just
+ * beside them, so that a byte not written shows. */
+static void poison(unsigned char *buf, MPI_Count n)
+{
+    for (int i = 0; i < NMARKS; i++) {
+        buf[marks[i]] = 0xEE;
+        if (marks[i] + 1 < n)
+            buf[marks[i] + 1] = 0xEE;
+    }
+}
+
+static void check_marks(const unsigned char *buf, const char *what)
+{
+    for (int i = 0; i < NMARKS; i++) {
+        if (buf[marks[i]] != mark_value(i))
+            tu_fail("%s: byte %lld is 0x%02x, expected 0x%02x", what, (long long)marks[i],
+                    buf[marks[i]], mark_value(i));
+        MPI_Count next = marks[i] + 1;
+        if (next < BIG && (i + 1 == NMARKS || marks[i + 1] != next) && buf[next] != 0)
+            tu_fail("%s: byte %lld is 0x%02x, expected 0 (not written?)", what,
+                    (long long)next, buf[next]);
+    }
+}
+
+static void *big_zeroed(size_t n)
+{
+    void *p = calloc(1, n);
+    if (!p)
+        tu_fail("cannot allocate %zu bytes", n);
+    return p;
+}
+
+static void send_recv_bytes(int rank, unsigned char *buf)
+{
+    if (rank == 0) {
+        mark(buf);
+        TU_CHECK(MPI_Send_c(buf, BIG, MPI_BYTE, 1, 1, MPI_COMM_WORLD));
+        return;
+    }
+    MPI_Status st;
+    poison(buf, BIG);
+    TU_CHECK(MPI_Recv_c(buf, BIG, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &st));
+    check_marks(buf, "MPI_Recv_c of 2^31 + 8 bytes");
+    int n;
+    MPI_Count nc = -1, ne = -1;
+    TU_CHECK(MPI_Get_count(&st, MPI_BYTE, &n));
+    TU_CHECK(MPI_Get_count_c(&st, MPI_BYTE, &nc));
+    TU_CHECK(MPI_Get_elements_c(&st, MPI_BYTE, &ne));
+    if (n != MPI_UNDEFINED)
+        tu_fail("MPI_Get_count of 2^31 + 8 bytes gave %d, expected MPI_UNDEFINED", n);
+    if (nc != BIG || ne != BIG)
+        tu_fail("MPI_Get_count_c / MPI_Get_elements_c gave %lld / %lld, expected %lld",
+                (long long)nc, (long long)ne, (long long)BIG);
+}
+
+static void big_type(int rank, unsigned char *buf)
+{
+    MPI_Datatype t;
+    MPI_Count size = 0;
+    int isize = 0;
+    TU_CHECK(MPI_Type_contiguous_c(BIG, MPI_BYTE, &t));
+    TU_CHECK(MPI_Type_commit(&t));
+    TU_CHECK(MPI_Type_size_c(t, &size));
+    TU_CHECK(MPI_Type_size(t, &isize));
+    if (size != BIG || isize != MPI_UNDEFINED)
+        tu_fail("MPI_Type_size_c / MPI_Type_size of contiguous(2^31 + 8 bytes): %lld / %d, "
+                "expected %lld / MPI_UNDEFINED", (long long)size, isize, (long long)BIG);
+    if (rank == 0) {
+        TU_CHECK(MPI_Send_c(buf, 1, t, 1, 2, MPI_COMM_WORLD));
+    } else {
+        MPI_Status st;
+        MPI_Count n = -1;
+        memset(buf, 0, 8);
+        poison(buf, BIG);
+        TU_CHECK(MPI_Recv_c(buf, 1, t, 0, 2, MPI_COMM_WORLD, &st));
+        check_marks(buf, "one element of contiguous(2^31 + 8 bytes)");
+        TU_CHECK(MPI_Get_count_c(&st, t, &n));
+        if (n != 1)
+            tu_fail("MPI_Get_count_c with the big type gave %lld, expected 1", (long long)n);
+    }
+    TU_CHECK(MPI_Type_free(&t));
+}
+
+/* count fits an int, count * size does not fit 32 bits */
+static void int_count_big_bytes(int rank, unsigned char *buf)
+{
+    MPI_Datatype kib;
+    int count = (1 << 21) + 1;
+    TU_CHECK(MPI_Type_contiguous(1024, MPI_BYTE, &kib));
+    TU_CHECK(MPI_Type_commit(&kib));
+    if (rank == 0) {
+        buf[(size_t)count * 1024 - 1] = 0x77;
+        TU_CHECK(MPI_Send(buf, count, kib, 1, 3, MPI_COMM_WORLD));
+        buf[(size_t)count * 1024 - 1] = 0;
+    } else {
+        MPI_Status st;
+        int n = -1;
+        poison(buf, BIG);
+        buf[(size_t)count * 1024 - 1] = 0xEE;
+        TU_CHECK(MPI_Recv(buf, count, kib, 0, 3, MPI_COMM_WORLD, &st));
+        check_marks(buf, "MPI_Recv of 2^21 + 1 KiB elements");
+        if (buf[(size_t)count * 1024 - 1] != 0x77)
+            tu_fail("MPI_Recv of 2^21 + 1 KiB elements: the last byte is 0x%02x, expected 0x77",
+                    buf[(size_t)count * 1024 - 1]);
+        TU_CHECK(MPI_Get_count(&st, kib, &n));
+        if (n != count)
+            tu_fail("MPI_Get_count gave %d, expected %d", n, count);
+    }
+    TU_CHECK(MPI_Type_free(&kib));
+}
+
+static void bcast(int rank, unsigned char *buf)
+{
+    if (rank == 0)
+        mark(buf);
+    else
+        poison(buf, BIG);
+    TU_CHECK(MPI_Bcast_c(buf, BIG, MPI_BYTE, 0, MPI_COMM_WORLD));
+    check_marks(buf, "MPI_Bcast_c of 2^31 + 8 bytes");
+}
+
+/* Two blocks of 8 bytes, the second beyond 2 GiB, in a fresh zeroed buffer. */
+static void allgatherv(int rank)
+{
+    MPI_Aint displs[2] = {0, BIG};
+    MPI_Count counts[2] = {8, 8};
+    unsigned char *recv = big_zeroed((size_t)BIG + 8), mine[8];
+    for (int i = 0; i < 8; i++)
+        mine[i] = (unsigned char)(rank * 16 + i + 1);
+    TU_CHECK(MPI_Allgatherv_c(mine, 8, MPI_BYTE, recv, counts, displs, MPI_BYTE,
+                              MPI_COMM_WORLD));
+    for (int r = 0; r < 2; r++)
+        for (int i = 0; i < 8; i++)
+            if (recv[displs[r] + i] != (unsigned char)(r * 16 + i + 1))
+                tu_fail("MPI_Allgatherv_c: byte %d of rank %d's block (at %lld) is 0x%02x, "
+                        "expected 0x%02x", i, r, (long long)displs[r], recv[displs[r] + i],
+                        r * 16 + i + 1);
+    free(recv);
+}
+
+static void pack(void)
+{
+    MPI_Count size = 0, pos = BIG - 16;
+    int isize = 0;
+    TU_CHECK(MPI_Pack_size_c(BIG, MPI_BYTE, MPI_COMM_WORLD, &size));
+    if (size != BIG)
+        tu_fail("MPI_Pack_size_c of 2^31 + 8 bytes gave %lld", (long long)size);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    tu_expect(MPI_Pack_size(INT_MAX, MPI_INT, MPI_COMM_WORLD, &isize), MPI_ERR_COUNT,
+              "MPI_Pack_size", "an int size that cannot hold the bytes");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    unsigned char *out = big_zeroed((size_t)BIG);
+    int in[4] = {11, 22, 33, 44}, back[4] = {0};
+    TU_CHECK(MPI_Pack_c(in, 4, MPI_INT, out, BIG, &pos, MPI_COMM_WORLD));
+    if (pos != BIG)
+        tu_fail("MPI_Pack_c: position %lld after 16 bytes from 2^31 - 8, expected %lld",
+                (long long)pos, (long long)BIG);
+    pos = BIG - 16;
+    TU_CHECK(MPI_Unpack_c(out, BIG, &pos, back, 4, MPI_INT, MPI_COMM_WORLD));
+    if (pos != BIG || memcmp(in, back, sizeof in))
+        tu_fail("MPI_Unpack_c beyond INT_MAX: position %lld, values %d %d %d %d", (long long)pos,
+                back[0], back[1], back[2], back[3]);
+    free(out);
+}
+
+int main(int argc, char **argv)
+{
+    tu_init(&argc, &argv, "bigcount_large");
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    unsigned char *buf = big_zeroed((size_t)BIG + 1024 * 1024);
+    send_recv_bytes(rank, buf);
+    MPI_Barrier(MPI_COMM_WORLD);
+    big_type(rank, buf);
+    int_count_big_bytes(rank, buf);
+    bcast(rank, buf);
+    free(buf);
+    allgatherv(rank);
+    if (rank == 0)
+        pack();
+    tu_finish();
+    return 0;
+}
