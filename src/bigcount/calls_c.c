@@ -1052,15 +1052,7 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, co
 #pragma weak MPI_Type_create_hvector_c = PMPI_Type_create_hvector_c
 int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char fn[] = "MPI_Type_create_hvector_c";
-    int rc = MPI_SUCCESS;
-    if (!rc)
-        rc = faro_c_fits(fn, MPI_COMM_NULL, "count", count);
-    if (!rc)
-        rc = faro_c_fits(fn, MPI_COMM_NULL, "blocklength", blocklength);
-    if (!rc)
-        rc = PMPI_Type_create_hvector((int)count, (int)blocklength, (MPI_Aint)stride, oldtype, newtype);
-    return rc;
+    return faro_wide_Type_create_hvector("MPI_Type_create_hvector_c", count, blocklength, stride, oldtype, newtype);
 }
 
 #pragma weak MPI_Type_create_indexed_block_c = PMPI_Type_create_indexed_block_c
@@ -1191,17 +1183,7 @@ int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size)
 #pragma weak MPI_Type_vector_c = PMPI_Type_vector_c
 int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char fn[] = "MPI_Type_vector_c";
-    int rc = MPI_SUCCESS;
-    if (!rc)
-        rc = faro_c_fits(fn, MPI_COMM_NULL, "count", count);
-    if (!rc)
-        rc = faro_c_fits(fn, MPI_COMM_NULL, "blocklength", blocklength);
-    if (!rc)
-        rc = faro_c_fits(fn, MPI_COMM_NULL, "stride", stride);
-    if (!rc)
-        rc = PMPI_Type_vector((int)count, (int)blocklength, (int)stride, oldtype, newtype);
-    return rc;
+    return faro_wide_Type_vector("MPI_Type_vector_c", count, blocklength, stride, oldtype, newtype);
 }
 
 #pragma weak MPI_Unpack_c = PMPI_Unpack_c

@@ -41,8 +41,8 @@ static int bad_old(const char *fn, MPI_Datatype t, const char *what)
     do {                                                                                   \
         if ((n) < 0)                                                                       \
             return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,                                    \
-                            "%s: blocklength %d (block %d) is negative", fn, (int)(n),     \
-                            (int)(i));                                                     \
+                            "%s: blocklength %lld (block %lld) is negative", fn,           \
+                            (long long)(n), (long long)(i));                               \
     } while (0)
 #define CHECK_ARRAY(fn, count, p, what)                                                    \
     do {                                                                                   \
@@ -71,9 +71,15 @@ static int done(const char *fn, const struct faro_tbuild *b, MPI_Datatype t,
 
 /* ---- constructors ---- */
 
-/* The int call and MPI_Type_contiguous_c (bigcount/wide.h). A count beyond
- * INT_MAX is recorded for MPI_Type_get_contents as MPI_UNDEFINED: the int
- * query cannot say it, and MPI_Type_get_contents_c is not built yet. */
+/* A constructor's count as MPI_Type_get_contents gives it: one beyond
+ * INT_MAX (from a _c call) is MPI_UNDEFINED, since the int query cannot say
+ * it and MPI_Type_get_contents_c is not built yet. */
+static int contents_int(MPI_Count n)
+{
+    return n <= INT_MAX ? (int)n : MPI_UNDEFINED;
+}
+
+/* The int call and MPI_Type_contiguous_c (bigcount/wide.h). */
 int faro_wide_Type_contiguous(const char *fn, MPI_Count count, MPI_Datatype old,
                               MPI_Datatype *newtype)
 {
@@ -86,7 +92,7 @@ int faro_wide_Type_contiguous(const char *fn, MPI_Count count, MPI_Datatype old,
     tb_add(&b, old, 0, (size_t)count, old->extent);
     struct faro_type_contents *c = faro_tc_new(MPI_COMBINER_CONTIGUOUS, 1, 0, 1);
     if (c) {
-        c->ints[0] = count <= INT_MAX ? (int)count : MPI_UNDEFINED;
+        c->ints[0] = contents_int(count);
         c->types[0] = old;
     }
     return done(fn, &b, tb_finish(&b, 0, 0, 0, 0, c), newtype);
@@ -98,8 +104,10 @@ int PMPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype)
     return faro_wide_Type_contiguous("MPI_Type_contiguous", count, old, newtype);
 }
 
-static int hvector(const char *fn, int combiner, int count, int blocklength, MPI_Aint stride,
-                   int stride_elems, MPI_Datatype old, MPI_Datatype *newtype)
+/* The vector constructors, int and _c (bigcount/wide.h) alike. */
+static int hvector(const char *fn, int combiner, MPI_Count count, MPI_Count blocklength,
+                   MPI_Aint stride, MPI_Count stride_elems, MPI_Datatype old,
+                   MPI_Datatype *newtype)
 {
     CHECK_COUNT(fn, count, "count");
     CHECK_BLOCK(fn, blocklength, 0);
@@ -112,10 +120,10 @@ static int hvector(const char *fn, int combiner, int count, int blocklength, MPI
         faro_tc_new(combiner, combiner == MPI_COMBINER_VECTOR ? 3 : 2,
                     combiner == MPI_COMBINER_VECTOR ? 0 : 1, 1);
     if (c) {
-        c->ints[0] = count;
-        c->ints[1] = blocklength;
+        c->ints[0] = contents_int(count);
+        c->ints[1] = contents_int(blocklength);
         if (combiner == MPI_COMBINER_VECTOR)
-            c->ints[2] = stride_elems;
+            c->ints[2] = stride_elems >= INT_MIN ? contents_int(stride_elems) : MPI_UNDEFINED;
         else
             c->aints[0] = stride;
         c->types[0] = old;
@@ -123,24 +131,37 @@ static int hvector(const char *fn, int combiner, int count, int blocklength, MPI
     return done(fn, &b, tb_finish(&b, 0, 0, 0, 0, c), newtype);
 }
 
+int faro_wide_Type_vector(const char *fn, MPI_Count count, MPI_Count blocklength,
+                          MPI_Count stride, MPI_Datatype old, MPI_Datatype *newtype)
+{
+    FARO_LOCKED;
+    if (faro_type_valid(old))
+        return bad_old(fn, old, "oldtype");
+    return hvector(fn, MPI_COMBINER_VECTOR, count, blocklength, (MPI_Aint)stride * old->extent,
+                   stride, old, newtype);
+}
+
 #pragma weak MPI_Type_vector = PMPI_Type_vector
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype old,
                      MPI_Datatype *newtype)
 {
+    return faro_wide_Type_vector("MPI_Type_vector", count, blocklength, stride, old, newtype);
+}
+
+int faro_wide_Type_create_hvector(const char *fn, MPI_Count count, MPI_Count blocklength,
+                                  MPI_Count stride, MPI_Datatype old, MPI_Datatype *newtype)
+{
     FARO_LOCKED;
-    if (faro_type_valid(old))
-        return bad_old("MPI_Type_vector", old, "oldtype");
-    return hvector("MPI_Type_vector", MPI_COMBINER_VECTOR, count, blocklength,
-                   (MPI_Aint)stride * old->extent, stride, old, newtype);
+    return hvector(fn, MPI_COMBINER_HVECTOR, count, blocklength, (MPI_Aint)stride, 0, old,
+                   newtype);
 }
 
 #pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype old,
                              MPI_Datatype *newtype)
 {
-    FARO_LOCKED;
-    return hvector("MPI_Type_create_hvector", MPI_COMBINER_HVECTOR, count, blocklength, stride,
-                   0, old, newtype);
+    return faro_wide_Type_create_hvector("MPI_Type_create_hvector", count, blocklength, stride,
+                                         old, newtype);
 }
 
 /* The four indexed constructors: blocklengths per block or one for all,

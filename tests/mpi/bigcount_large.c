@@ -5,8 +5,10 @@
  *  - MPI_Send_c / MPI_Recv_c of 2^31 + 8 bytes (MPI_BYTE): the bytes on
  *    both sides of the 2 GiB mark arrive; MPI_Get_count on the status gives
  *    MPI_UNDEFINED, MPI_Get_count_c and MPI_Get_elements_c the real count;
- *  - a message of one element of MPI_Type_contiguous_c(2^31 + 8, MPI_BYTE)
- *    (MPI_Type_size_c: 2^31 + 8; MPI_Type_size: MPI_UNDEFINED);
+ *  - MPI_Type_contiguous_c(2^31 + 8, MPI_BYTE): MPI_Type_size_c gives 2^31 + 8,
+ *    MPI_Type_size MPI_UNDEFINED, MPI_Get_count_c of that message in it 1;
+ *    MPI_Type_vector_c with a count, MPI_Type_create_hvector_c with a stride
+ *    beyond INT_MAX (sizes and extents only);
  *  - MPI_Send (int) of 2^21 + 1 elements of a 1 KiB type: count * size
  *    overflows 32 bits though the count fits an int;
  *  - MPI_Bcast_c of 2^31 + 8 bytes;
@@ -72,22 +74,21 @@ static void *big_zeroed(size_t n)
     return p;
 }
 
-static void send_recv_bytes(int rank, unsigned char *buf)
+static void send_recv_bytes(int rank, unsigned char *buf, MPI_Status *st)
 {
     if (rank == 0) {
         mark(buf);
         TU_CHECK(MPI_Send_c(buf, BIG, MPI_BYTE, 1, 1, MPI_COMM_WORLD));
         return;
     }
-    MPI_Status st;
     poison(buf, BIG);
-    TU_CHECK(MPI_Recv_c(buf, BIG, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &st));
+    TU_CHECK(MPI_Recv_c(buf, BIG, MPI_BYTE, 0, 1, MPI_COMM_WORLD, st));
     check_marks(buf, "MPI_Recv_c of 2^31 + 8 bytes");
     int n;
     MPI_Count nc = -1, ne = -1;
-    TU_CHECK(MPI_Get_count(&st, MPI_BYTE, &n));
-    TU_CHECK(MPI_Get_count_c(&st, MPI_BYTE, &nc));
-    TU_CHECK(MPI_Get_elements_c(&st, MPI_BYTE, &ne));
+    TU_CHECK(MPI_Get_count(st, MPI_BYTE, &n));
+    TU_CHECK(MPI_Get_count_c(st, MPI_BYTE, &nc));
+    TU_CHECK(MPI_Get_elements_c(st, MPI_BYTE, &ne));
     if (n != MPI_UNDEFINED)
         tu_fail("MPI_Get_count of 2^31 + 8 bytes gave %d, expected MPI_UNDEFINED", n);
     if (nc != BIG || ne != BIG)
@@ -95,7 +96,8 @@ static void send_recv_bytes(int rank, unsigned char *buf)
                 (long long)nc, (long long)ne, (long long)BIG);
 }
 
-static void big_type(int rank, unsigned char *buf)
+/* The message of send_recv_bytes is one element of a type of 2^31 + 8 bytes. */
+static void big_type(int rank, const MPI_Status *st)
 {
     MPI_Datatype t;
     MPI_Count size = 0;
@@ -107,19 +109,30 @@ static void big_type(int rank, unsigned char *buf)
     if (size != BIG || isize != MPI_UNDEFINED)
         tu_fail("MPI_Type_size_c / MPI_Type_size of contiguous(2^31 + 8 bytes): %lld / %d, "
                 "expected %lld / MPI_UNDEFINED", (long long)size, isize, (long long)BIG);
-    if (rank == 0) {
-        TU_CHECK(MPI_Send_c(buf, 1, t, 1, 2, MPI_COMM_WORLD));
-    } else {
-        MPI_Status st;
+    if (rank == 1) {
         MPI_Count n = -1;
-        memset(buf, 0, 8);
-        poison(buf, BIG);
-        TU_CHECK(MPI_Recv_c(buf, 1, t, 0, 2, MPI_COMM_WORLD, &st));
-        check_marks(buf, "one element of contiguous(2^31 + 8 bytes)");
-        TU_CHECK(MPI_Get_count_c(&st, t, &n));
+        TU_CHECK(MPI_Get_count_c(st, t, &n));
         if (n != 1)
-            tu_fail("MPI_Get_count_c with the big type gave %lld, expected 1", (long long)n);
+            tu_fail("MPI_Get_count_c of 2^31 + 8 bytes in contiguous(2^31 + 8 bytes) gave %lld, "
+                    "expected 1", (long long)n);
     }
+    TU_CHECK(MPI_Type_free(&t));
+
+    /* vectors: a count, and a byte stride, beyond INT_MAX (no data moves) */
+    MPI_Count lb = -1, extent = -1;
+    TU_CHECK(MPI_Type_vector_c(BIG, 1, 2, MPI_BYTE, &t));
+    TU_CHECK(MPI_Type_size_c(t, &size));
+    TU_CHECK(MPI_Type_get_extent_c(t, &lb, &extent));
+    if (size != BIG || lb != 0 || extent != 2 * BIG - 1)
+        tu_fail("MPI_Type_vector_c(2^31 + 8, 1, 2, MPI_BYTE): size %lld, lb %lld, extent %lld",
+                (long long)size, (long long)lb, (long long)extent);
+    TU_CHECK(MPI_Type_free(&t));
+    TU_CHECK(MPI_Type_create_hvector_c(2, 1, BIG, MPI_INT, &t));
+    TU_CHECK(MPI_Type_size_c(t, &size));
+    TU_CHECK(MPI_Type_get_extent_c(t, &lb, &extent));
+    if (size != 8 || lb != 0 || extent != BIG + 4)
+        tu_fail("MPI_Type_create_hvector_c(2, 1, 2^31 + 8 bytes, MPI_INT): size %lld, lb %lld, "
+                "extent %lld", (long long)size, (long long)lb, (long long)extent);
     TU_CHECK(MPI_Type_free(&t));
 }
 
@@ -211,9 +224,9 @@ int main(int argc, char **argv)
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     unsigned char *buf = big_zeroed((size_t)BIG + 1024 * 1024);
-    send_recv_bytes(rank, buf);
-    MPI_Barrier(MPI_COMM_WORLD);
-    big_type(rank, buf);
+    MPI_Status st;
+    send_recv_bytes(rank, buf, &st);
+    big_type(rank, &st);
     int_count_big_bytes(rank, buf);
     bcast(rank, buf);
     free(buf);
