@@ -406,6 +406,19 @@ def bigcount_note(fn, wide):
     if fn.base in wide:
         return ('`MPI_%s_c` is implemented on `MPI_Count` and `MPI_Aint` arguments, in '
                 'the code `MPI_%s` runs too.' % (fn.base, fn.base))
+    folds = bigcount.folds(fn)
+    if folds:
+        other = [p.name for p in fn.params if ('count' in p.kinds or 'disp' in p.kinds) and
+                 p.name not in folds and bigcount.base_elem(p) == 'int']
+        text = ('`MPI_%s_c` runs the int call; a count (%s) beyond `INT_MAX` runs as one '
+                'element of a contiguous type of that many elements' %
+                (fn.base, ', '.join('*%s*' % c for c in folds)))
+        if any(p.decl == 'MPI_Op op' for p in fn.params):
+            text += ' (not with a user op, whose function takes an int length)'
+        if other:
+            text += '; %s beyond `INT_MAX` is refused with `MPI_ERR_UNSUPPORTED_OPERATION`' % (
+                ', '.join('*%s*' % c for c in other))
+        return text + '.'
     return ('`MPI_%s_c` runs the int call: a count (or displacement) beyond `INT_MAX` is '
             'refused with `MPI_ERR_UNSUPPORTED_OPERATION`.' % fn.base)
 

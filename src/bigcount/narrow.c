@@ -22,6 +22,34 @@ int faro_c_fits(const char *fn, MPI_Comm comm, const char *what, MPI_Count v)
                     fn, what, (long long)v);
 }
 
+int faro_c_fold(const char *fn, MPI_Comm comm, const char *what, MPI_Op op, MPI_Count *count,
+                MPI_Datatype *type, MPI_Datatype *made)
+{
+    if (*count >= INT_MIN && *count <= INT_MAX)
+        return MPI_SUCCESS;
+    if (op != MPI_OP_NULL && op->magic == FARO_OP_MAGIC && op->kind == FARO_OP_USER)
+        return faro_err(err_comm(comm), MPI_ERR_UNSUPPORTED_OPERATION,
+                        "%s: %s is %lld, beyond INT_MAX, with a user op: its function takes an "
+                        "int length (MPI_Op_create_c is not built yet)", fn, what,
+                        (long long)*count);
+    if (*count < 0 || faro_type_check(*type) != 0)
+        return faro_c_fits(fn, comm, what, *count);
+    int rc = PMPI_Type_contiguous_c(*count, *type, made);
+    if (!rc)
+        rc = PMPI_Type_commit(made);
+    if (rc)
+        return rc;
+    *type = *made;
+    *count = 1;
+    return MPI_SUCCESS;
+}
+
+void faro_c_unfold(MPI_Datatype *made)
+{
+    if (*made != MPI_DATATYPE_NULL)
+        PMPI_Type_free(made);
+}
+
 static int no_mem(const char *fn, MPI_Comm comm, const char *what, MPI_Count n)
 {
     return faro_err(err_comm(comm), MPI_ERR_NO_MEM, "%s: out of memory copying %s (%lld values)",

@@ -12,6 +12,8 @@
  *  - MPI_Send (int) of 2^21 + 1 elements of a 1 KiB type: count * size
  *    overflows 32 bits though the count fits an int;
  *  - MPI_Bcast_c of 2^31 + 8 bytes;
+ *  - MPI_Reduce_local_c of 2^31 + 8 bytes with MPI_BOR (run by the int call
+ *    as one element of a contiguous type of 2^31 + 8 bytes);
  *  - MPI_Allgatherv_c whose second block lies beyond 2 GiB (MPI_Aint
  *    displacement);
  *  - MPI_Pack_c / MPI_Unpack_c at a position beyond INT_MAX, MPI_Pack_size_c.
@@ -174,6 +176,21 @@ static void bcast(int rank, unsigned char *buf)
     check_marks(buf, "MPI_Bcast_c of 2^31 + 8 bytes");
 }
 
+static void reduce_local(unsigned char *buf)
+{
+    unsigned char *in = big_zeroed((size_t)BIG);
+    mark(in);
+    poison(buf, BIG);
+    for (int i = 0; i < NMARKS; i++) /* poisoned bytes OR the marks: clear them first */
+        buf[marks[i]] = 0;
+    TU_CHECK(MPI_Reduce_local_c(in, buf, BIG, MPI_BYTE, MPI_BOR));
+    for (int i = 0; i < NMARKS; i++)
+        if (buf[marks[i]] != mark_value(i))
+            tu_fail("MPI_Reduce_local_c(MPI_BOR) of 2^31 + 8 bytes: byte %lld is 0x%02x, "
+                    "expected 0x%02x", (long long)marks[i], buf[marks[i]], mark_value(i));
+    free(in);
+}
+
 /* Two blocks of 8 bytes, the second beyond 2 GiB, in a fresh zeroed buffer. */
 static void allgatherv(int rank)
 {
@@ -229,6 +246,8 @@ int main(int argc, char **argv)
     big_type(rank, &st);
     int_count_big_bytes(rank, buf);
     bcast(rank, buf);
+    if (rank == 1)
+        reduce_local(buf);
     free(buf);
     allgatherv(rank);
     if (rank == 0)

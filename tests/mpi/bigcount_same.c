@@ -5,8 +5,9 @@
  * constructors and queries, packing, the collectives (blocking and
  * nonblocking, v and w, neighbourhood), one-sided and MPI_Reduce_local.
  * Each pair runs on the same data into two buffers that must end equal.
- * Also: a count beyond INT_MAX on a call that still runs on int counts is
- * refused with MPI_ERR_UNSUPPORTED_OPERATION, and the library goes on.
+ * Also: a count beyond INT_MAX on a call that still runs on int counts, or
+ * with a user op, is refused with MPI_ERR_UNSUPPORTED_OPERATION, and the
+ * library goes on.
  */
 #include "util.h"
 
@@ -546,14 +547,29 @@ static void onesided(void)
     TU_CHECK(MPI_Comm_free(&node));
 }
 
-/* A count beyond INT_MAX on a call that still runs on int counts. */
+static void user_sum(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)in, (void)inout, (void)len, (void)t;
+}
+
+/* Counts beyond INT_MAX that Faro refuses: on a call that still runs on int
+ * counts, and with a user op (its function takes an int length). */
 static void beyond_int(void)
 {
     int x = 0;
+    MPI_Count disp = 0;
+    MPI_Datatype t;
+    MPI_Op op;
+    TU_CHECK(MPI_Op_create(user_sum, 1, &op));
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    tu_expect(MPI_Reduce_c(&x, &x, (MPI_Count)INT_MAX + 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD),
-              MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Reduce_c", "a count beyond INT_MAX");
+    tu_expect(MPI_Type_create_indexed_block_c(1, (MPI_Count)INT_MAX + 1, &disp, MPI_INT, &t),
+              MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Type_create_indexed_block_c",
+              "a block length beyond INT_MAX");
+    tu_expect(MPI_Reduce_local_c(&x, &x, (MPI_Count)INT_MAX + 1, MPI_INT, op),
+              MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Reduce_local_c",
+              "a count beyond INT_MAX with a user op");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    TU_CHECK(MPI_Op_free(&op));
     TU_CHECK(MPI_Barrier(MPI_COMM_WORLD)); /* the library goes on */
 }
 
