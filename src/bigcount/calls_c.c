@@ -969,16 +969,7 @@ int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
 #pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
 int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
 {
-    static const char fn[] = "MPI_Reduce_local_c";
-    int rc = MPI_SUCCESS;
-    MPI_Count c_count = count;
-    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
-    if (!rc)
-        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", op, &c_count, &c_datatype, &c_made_count);
-    if (!rc)
-        rc = PMPI_Reduce_local(inbuf, inoutbuf, (int)c_count, c_datatype, op);
-    faro_c_unfold(&c_made_count);
-    return rc;
+    return faro_wide_Reduce_local("MPI_Reduce_local_c", inbuf, inoutbuf, count, datatype, op);
 }
 
 #pragma weak MPI_Reduce_scatter_c = PMPI_Reduce_scatter_c

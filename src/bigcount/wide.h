@@ -72,6 +72,8 @@ int faro_wide_Type_vector(const char *fn, MPI_Count count, MPI_Count blocklength
                           MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int faro_wide_Type_create_hvector(const char *fn, MPI_Count count, MPI_Count blocklength,
                                   MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int faro_wide_Reduce_local(const char *fn, const void *inbuf, void *inoutbuf, MPI_Count count,
+                           MPI_Datatype datatype, MPI_Op op);
 int faro_wide_Pack(const char *fn, const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
                    void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm);
 int faro_wide_Unpack(const char *fn, const void *inbuf, MPI_Count insize, MPI_Count *position,

@@ -12,8 +12,10 @@
  *  - MPI_Send (int) of 2^21 + 1 elements of a 1 KiB type: count * size
  *    overflows 32 bits though the count fits an int;
  *  - MPI_Bcast_c of 2^31 + 8 bytes;
- *  - MPI_Reduce_local_c of 2^31 + 8 bytes with MPI_BOR (run by the int call
- *    as one element of a contiguous type of 2^31 + 8 bytes);
+ *  - MPI_Reduce_local_c of 2^31 + 8 bytes with an MPI_Op_create_c op (called
+ *    once with the whole count);
+ *  - MPI_Pack_external_c of 2^31 + 8 bytes (the int call runs it as one
+ *    element of a contiguous type) and MPI_Pack_external_size_c;
  *  - MPI_Allgatherv_c whose second block lies beyond 2 GiB (MPI_Aint
  *    displacement);
  *  - MPI_Pack_c / MPI_Unpack_c at a position beyond INT_MAX, MPI_Pack_size_c.
@@ -176,19 +178,66 @@ static void bcast(int rank, unsigned char *buf)
     check_marks(buf, "MPI_Bcast_c of 2^31 + 8 bytes");
 }
 
+static MPI_Count user_len = -1;
+static int user_calls = 0;
+
+/* MPI_BOR on bytes, 8 at a time, for MPI_Op_create_c */
+static void bor_c(void *in, void *inout, MPI_Count *len, MPI_Datatype *t)
+{
+    const unsigned char *a = in;
+    unsigned char *b = inout;
+    MPI_Count n = *len, i = 0;
+    (void)t;
+    user_len = n;
+    user_calls++;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        y |= x;
+        memcpy(b + i, &y, 8);
+    }
+    for (; i < n; i++)
+        b[i] |= a[i];
+}
+
+/* MPI_Reduce_local_c with an MPI_Op_create_c op: one call, the whole count. */
 static void reduce_local(unsigned char *buf)
 {
     unsigned char *in = big_zeroed((size_t)BIG);
+    MPI_Op op;
     mark(in);
     poison(buf, BIG);
     for (int i = 0; i < NMARKS; i++) /* poisoned bytes OR the marks: clear them first */
         buf[marks[i]] = 0;
-    TU_CHECK(MPI_Reduce_local_c(in, buf, BIG, MPI_BYTE, MPI_BOR));
+    TU_CHECK(MPI_Op_create_c(bor_c, 1, &op));
+    TU_CHECK(MPI_Reduce_local_c(in, buf, BIG, MPI_BYTE, op));
+    TU_CHECK(MPI_Op_free(&op));
+    if (user_calls != 1 || user_len != BIG)
+        tu_fail("MPI_Reduce_local_c: the MPI_Op_create_c function was called %d times, last "
+                "with len %lld; expected once with %lld", user_calls, (long long)user_len,
+                (long long)BIG);
     for (int i = 0; i < NMARKS; i++)
         if (buf[marks[i]] != mark_value(i))
-            tu_fail("MPI_Reduce_local_c(MPI_BOR) of 2^31 + 8 bytes: byte %lld is 0x%02x, "
-                    "expected 0x%02x", (long long)marks[i], buf[marks[i]], mark_value(i));
+            tu_fail("MPI_Reduce_local_c of 2^31 + 8 bytes: byte %lld is 0x%02x, expected 0x%02x",
+                    (long long)marks[i], buf[marks[i]], mark_value(i));
     free(in);
+}
+
+/* MPI_Pack_external_c of 2^31 + 8 bytes: the int call runs it as one element
+ * of a contiguous type (external32 bytes are the bytes). */
+static void pack_external(const unsigned char *buf)
+{
+    unsigned char *out = big_zeroed((size_t)BIG);
+    MPI_Count size = 0, pos = 0;
+    TU_CHECK(MPI_Pack_external_size_c("external32", BIG, MPI_BYTE, &size));
+    if (size != BIG)
+        tu_fail("MPI_Pack_external_size_c of 2^31 + 8 bytes gave %lld", (long long)size);
+    TU_CHECK(MPI_Pack_external_c("external32", buf, BIG, MPI_BYTE, out, BIG, &pos));
+    if (pos != BIG)
+        tu_fail("MPI_Pack_external_c of 2^31 + 8 bytes: position %lld", (long long)pos);
+    check_marks(out, "MPI_Pack_external_c of 2^31 + 8 bytes");
+    free(out);
 }
 
 /* Two blocks of 8 bytes, the second beyond 2 GiB, in a fresh zeroed buffer. */
@@ -248,6 +297,8 @@ int main(int argc, char **argv)
     bcast(rank, buf);
     if (rank == 1)
         reduce_local(buf);
+    else
+        pack_external(buf);
     free(buf);
     allgatherv(rank);
     if (rank == 0)

@@ -290,6 +290,20 @@ static int *ints(int n)
     return p;
 }
 
+static void sum_int(void *in, void *inout, int *len, MPI_Datatype *t)
+{
+    (void)t;
+    for (int i = 0; i < *len; i++)
+        ((int *)inout)[i] += ((const int *)in)[i];
+}
+
+static void sum_int_c(void *in, void *inout, MPI_Count *len, MPI_Datatype *t)
+{
+    (void)t;
+    for (MPI_Count i = 0; i < *len; i++)
+        ((int *)inout)[i] += ((const int *)in)[i];
+}
+
 static void collectives(void)
 {
     int n = size * N;
@@ -436,6 +450,18 @@ static void collectives(void)
     TU_CHECK(MPI_Reduce_local(src, a, N, MPI_INT, MPI_PROD));
     TU_CHECK(MPI_Reduce_local_c(src, b, N, MPI_INT, MPI_PROD));
     SAME("MPI_Reduce_local_c");
+    MPI_Op op_i, op_c;
+    TU_CHECK(MPI_Op_create(sum_int, 1, &op_i));
+    TU_CHECK(MPI_Op_create_c(sum_int_c, 1, &op_c));
+    RESET();
+    TU_CHECK(MPI_Allreduce(src, a, N, MPI_INT, op_i, MPI_COMM_WORLD));
+    TU_CHECK(MPI_Allreduce_c(src, b, N, MPI_INT, op_c, MPI_COMM_WORLD));
+    SAME("MPI_Allreduce_c with an MPI_Op_create_c op");
+    memset(a, 0, (size_t)n * sizeof *a); /* b keeps the user op's result */
+    TU_CHECK(MPI_Allreduce(src, a, N, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    SAME("MPI_Op_create_c's sum against MPI_SUM");
+    TU_CHECK(MPI_Op_free(&op_i));
+    TU_CHECK(MPI_Op_free(&op_c));
 
     /* neighbourhood, on a periodic ring */
     MPI_Comm ring;
@@ -556,7 +582,7 @@ static void user_sum(void *in, void *inout, int *len, MPI_Datatype *t)
  * counts, and with a user op (its function takes an int length). */
 static void beyond_int(void)
 {
-    int x = 0;
+    int x = 0, y = 0;
     MPI_Count disp = 0;
     MPI_Datatype t;
     MPI_Op op;
@@ -565,8 +591,8 @@ static void beyond_int(void)
     tu_expect(MPI_Type_create_indexed_block_c(1, (MPI_Count)INT_MAX + 1, &disp, MPI_INT, &t),
               MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Type_create_indexed_block_c",
               "a block length beyond INT_MAX");
-    tu_expect(MPI_Reduce_local_c(&x, &x, (MPI_Count)INT_MAX + 1, MPI_INT, op),
-              MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Reduce_local_c",
+    tu_expect(MPI_Allreduce_c(&x, &y, (MPI_Count)INT_MAX + 1, MPI_INT, op, MPI_COMM_WORLD),
+              MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Allreduce_c",
               "a count beyond INT_MAX with a user op");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     TU_CHECK(MPI_Op_free(&op));
