@@ -1195,39 +1195,13 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
 #pragma weak MPI_Type_create_hindexed_c = PMPI_Type_create_hindexed_c
 int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char fn[] = "MPI_Type_create_hindexed_c";
-    int rc = MPI_SUCCESS;
-    if (!rc)
-        rc = faro_c_fits(fn, MPI_COMM_NULL, "count", count);
-    int *c_array_of_blocklengths = NULL;
-    if (!rc && array_of_blocklengths)
-        rc = faro_c_ints(fn, MPI_COMM_NULL, "array_of_blocklengths", array_of_blocklengths, count, &c_array_of_blocklengths);
-    MPI_Aint *c_array_of_displacements = NULL;
-    if (!rc && array_of_displacements)
-        rc = faro_c_aints(fn, MPI_COMM_NULL, "array_of_displacements", array_of_displacements, count, &c_array_of_displacements);
-    if (!rc)
-        rc = PMPI_Type_create_hindexed((int)count, c_array_of_blocklengths, c_array_of_displacements, oldtype, newtype);
-    free(c_array_of_blocklengths);
-    free(c_array_of_displacements);
-    return rc;
+    return faro_wide_Type_create_hindexed("MPI_Type_create_hindexed_c", count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
 }
 
 #pragma weak MPI_Type_create_hindexed_block_c = PMPI_Type_create_hindexed_block_c
 int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char fn[] = "MPI_Type_create_hindexed_block_c";
-    int rc = MPI_SUCCESS;
-    if (!rc)
-        rc = faro_c_fits(fn, MPI_COMM_NULL, "count", count);
-    if (!rc)
-        rc = faro_c_fits(fn, MPI_COMM_NULL, "blocklength", blocklength);
-    MPI_Aint *c_array_of_displacements = NULL;
-    if (!rc && array_of_displacements)
-        rc = faro_c_aints(fn, MPI_COMM_NULL, "array_of_displacements", array_of_displacements, count, &c_array_of_displacements);
-    if (!rc)
-        rc = PMPI_Type_create_hindexed_block((int)count, (int)blocklength, c_array_of_displacements, oldtype, newtype);
-    free(c_array_of_displacements);
-    return rc;
+    return faro_wide_Type_create_hindexed_block("MPI_Type_create_hindexed_block_c", count, blocklength, array_of_displacements, oldtype, newtype);
 }
 
 #pragma weak MPI_Type_create_hvector_c = PMPI_Type_create_hvector_c
@@ -1239,19 +1213,7 @@ int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count
 #pragma weak MPI_Type_create_indexed_block_c = PMPI_Type_create_indexed_block_c
 int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength, const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char fn[] = "MPI_Type_create_indexed_block_c";
-    int rc = MPI_SUCCESS;
-    if (!rc)
-        rc = faro_c_fits(fn, MPI_COMM_NULL, "count", count);
-    if (!rc)
-        rc = faro_c_fits(fn, MPI_COMM_NULL, "blocklength", blocklength);
-    int *c_array_of_displacements = NULL;
-    if (!rc && array_of_displacements)
-        rc = faro_c_ints(fn, MPI_COMM_NULL, "array_of_displacements", array_of_displacements, count, &c_array_of_displacements);
-    if (!rc)
-        rc = PMPI_Type_create_indexed_block((int)count, (int)blocklength, c_array_of_displacements, oldtype, newtype);
-    free(c_array_of_displacements);
-    return rc;
+    return faro_wide_Type_create_indexed_block("MPI_Type_create_indexed_block_c", count, blocklength, array_of_displacements, oldtype, newtype);
 }
 
 #pragma weak MPI_Type_create_resized_c = PMPI_Type_create_resized_c
@@ -1266,21 +1228,7 @@ int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count ext
 #pragma weak MPI_Type_create_struct_c = PMPI_Type_create_struct_c
 int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
-    static const char fn[] = "MPI_Type_create_struct_c";
-    int rc = MPI_SUCCESS;
-    if (!rc)
-        rc = faro_c_fits(fn, MPI_COMM_NULL, "count", count);
-    int *c_array_of_blocklengths = NULL;
-    if (!rc && array_of_blocklengths)
-        rc = faro_c_ints(fn, MPI_COMM_NULL, "array_of_blocklengths", array_of_blocklengths, count, &c_array_of_blocklengths);
-    MPI_Aint *c_array_of_displacements = NULL;
-    if (!rc && array_of_displacements)
-        rc = faro_c_aints(fn, MPI_COMM_NULL, "array_of_displacements", array_of_displacements, count, &c_array_of_displacements);
-    if (!rc)
-        rc = PMPI_Type_create_struct((int)count, c_array_of_blocklengths, c_array_of_displacements, array_of_types, newtype);
-    free(c_array_of_blocklengths);
-    free(c_array_of_displacements);
-    return rc;
+    return faro_wide_Type_create_struct("MPI_Type_create_struct_c", count, array_of_blocklengths, array_of_displacements, array_of_types, newtype);
 }
 
 #pragma weak MPI_Type_create_subarray_c = PMPI_Type_create_subarray_c
@@ -1338,21 +1286,7 @@ int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_C
 #pragma weak MPI_Type_indexed_c = PMPI_Type_indexed_c
 int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[], const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    static const char fn[] = "MPI_Type_indexed_c";
-    int rc = MPI_SUCCESS;
-    if (!rc)
-        rc = faro_c_fits(fn, MPI_COMM_NULL, "count", count);
-    int *c_array_of_blocklengths = NULL;
-    if (!rc && array_of_blocklengths)
-        rc = faro_c_ints(fn, MPI_COMM_NULL, "array_of_blocklengths", array_of_blocklengths, count, &c_array_of_blocklengths);
-    int *c_array_of_displacements = NULL;
-    if (!rc && array_of_displacements)
-        rc = faro_c_ints(fn, MPI_COMM_NULL, "array_of_displacements", array_of_displacements, count, &c_array_of_displacements);
-    if (!rc)
-        rc = PMPI_Type_indexed((int)count, c_array_of_blocklengths, c_array_of_displacements, oldtype, newtype);
-    free(c_array_of_blocklengths);
-    free(c_array_of_displacements);
-    return rc;
+    return faro_wide_Type_indexed("MPI_Type_indexed_c", count, array_of_blocklengths, array_of_displacements, oldtype, newtype);
 }
 
 #pragma weak MPI_Type_size_c = PMPI_Type_size_c

@@ -72,6 +72,24 @@ int faro_wide_Type_vector(const char *fn, MPI_Count count, MPI_Count blocklength
                           MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
 int faro_wide_Type_create_hvector(const char *fn, MPI_Count count, MPI_Count blocklength,
                                   MPI_Count stride, MPI_Datatype oldtype, MPI_Datatype *newtype);
+int faro_wide_Type_indexed(const char *fn, MPI_Count count,
+                           const MPI_Count array_of_blocklengths[],
+                           const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                           MPI_Datatype *newtype);
+int faro_wide_Type_create_hindexed(const char *fn, MPI_Count count,
+                                   const MPI_Count array_of_blocklengths[],
+                                   const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                   MPI_Datatype *newtype);
+int faro_wide_Type_create_indexed_block(const char *fn, MPI_Count count, MPI_Count blocklength,
+                                        const MPI_Count array_of_displacements[],
+                                        MPI_Datatype oldtype, MPI_Datatype *newtype);
+int faro_wide_Type_create_hindexed_block(const char *fn, MPI_Count count, MPI_Count blocklength,
+                                         const MPI_Count array_of_displacements[],
+                                         MPI_Datatype oldtype, MPI_Datatype *newtype);
+int faro_wide_Type_create_struct(const char *fn, MPI_Count count,
+                                 const MPI_Count array_of_blocklengths[],
+                                 const MPI_Count array_of_displacements[],
+                                 const MPI_Datatype array_of_types[], MPI_Datatype *newtype);
 int faro_wide_Reduce_local(const char *fn, const void *inbuf, void *inoutbuf, MPI_Count count,
                            MPI_Datatype datatype, MPI_Op op);
 int faro_wide_Pack(const char *fn, const void *inbuf, MPI_Count incount, MPI_Datatype datatype,

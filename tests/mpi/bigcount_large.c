@@ -7,8 +7,9 @@
  *    MPI_UNDEFINED, MPI_Get_count_c and MPI_Get_elements_c the real count;
  *  - MPI_Type_contiguous_c(2^31 + 8, MPI_BYTE): MPI_Type_size_c gives 2^31 + 8,
  *    MPI_Type_size MPI_UNDEFINED, MPI_Get_count_c of that message in it 1;
- *    MPI_Type_vector_c with a count, MPI_Type_create_hvector_c with a stride
- *    beyond INT_MAX (sizes and extents only);
+ *    MPI_Type_vector_c with a count, MPI_Type_create_hvector_c with a stride,
+ *    MPI_Type_indexed_c and MPI_Type_create_struct_c with a block length and
+ *    a displacement beyond INT_MAX (sizes and extents only);
  *  - MPI_Send (int) of 2^21 + 1 elements of a 1 KiB type: count * size
  *    overflows 32 bits though the count fits an int;
  *  - MPI_Bcast_c of 2^31 + 8 bytes;
@@ -137,6 +138,24 @@ static void big_type(int rank, const MPI_Status *st)
     if (size != 8 || lb != 0 || extent != BIG + 4)
         tu_fail("MPI_Type_create_hvector_c(2, 1, 2^31 + 8 bytes, MPI_INT): size %lld, lb %lld, "
                 "extent %lld", (long long)size, (long long)lb, (long long)extent);
+    TU_CHECK(MPI_Type_free(&t));
+
+    /* indexed and struct: a block length and a displacement beyond INT_MAX */
+    MPI_Count bl[2] = {1, BIG}, disp[2] = {0, BIG};
+    MPI_Datatype types[2] = {MPI_BYTE, MPI_BYTE};
+    TU_CHECK(MPI_Type_indexed_c(2, bl, disp, MPI_BYTE, &t));
+    TU_CHECK(MPI_Type_size_c(t, &size));
+    TU_CHECK(MPI_Type_get_extent_c(t, &lb, &extent));
+    if (size != BIG + 1 || lb != 0 || extent != 2 * BIG)
+        tu_fail("MPI_Type_indexed_c({1, 2^31 + 8}, {0, 2^31 + 8}, MPI_BYTE): size %lld, lb %lld, "
+                "extent %lld", (long long)size, (long long)lb, (long long)extent);
+    TU_CHECK(MPI_Type_free(&t));
+    TU_CHECK(MPI_Type_create_struct_c(2, bl, disp, types, &t));
+    TU_CHECK(MPI_Type_size_c(t, &size));
+    TU_CHECK(MPI_Type_get_extent_c(t, &lb, &extent));
+    if (size != BIG + 1 || lb != 0 || extent != 2 * BIG)
+        tu_fail("MPI_Type_create_struct_c({1, 2^31 + 8}, {0, 2^31 + 8}, bytes): size %lld, "
+                "lb %lld, extent %lld", (long long)size, (long long)lb, (long long)extent);
     TU_CHECK(MPI_Type_free(&t));
 }
 

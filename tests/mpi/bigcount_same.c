@@ -583,14 +583,14 @@ static void user_sum(void *in, void *inout, int *len, MPI_Datatype *t)
 static void beyond_int(void)
 {
     int x = 0, y = 0;
-    MPI_Count disp = 0;
+    MPI_Count big = (MPI_Count)INT_MAX + 1, one = 1, zero = 0;
     MPI_Datatype t;
     MPI_Op op;
     TU_CHECK(MPI_Op_create(user_sum, 1, &op));
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    tu_expect(MPI_Type_create_indexed_block_c(1, (MPI_Count)INT_MAX + 1, &disp, MPI_INT, &t),
-              MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Type_create_indexed_block_c",
-              "a block length beyond INT_MAX");
+    tu_expect(MPI_Type_create_subarray_c(1, &big, &one, &zero, MPI_ORDER_C, MPI_INT, &t),
+              MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Type_create_subarray_c",
+              "a size beyond INT_MAX");
     tu_expect(MPI_Allreduce_c(&x, &y, (MPI_Count)INT_MAX + 1, MPI_INT, op, MPI_COMM_WORLD),
               MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Allreduce_c",
               "a count beyond INT_MAX with a user op");
