@@ -15,7 +15,13 @@ descriptions and:
       checks the description against mpi.h: every declared function is
       described, every described one is declared or marked planned, a
       planned one is not declared yet, tunables named exist, references
-      in "see" name described functions or pages Faro ships
+      in "see" name described functions or pages Faro ships, mpi.h declares
+      exactly the _c functions the description makes
+  apigen.py bigcount --mpi-h include/mpi.h --wide src/bigcount/wide.h
+                     --c src/bigcount/calls_c.c [--check] FILE.api...
+      the large-count _c bindings (api/bigcount.py): rewrites mpi.h's
+      block of _c prototypes and writes the C file of their entry points
+      (--check: writes nothing, fails when either is stale)
 
 Only the Python 3 standard library is used. Later generators (the
 large-count _c bindings, Fortran) read the same objects: each Param has
@@ -25,6 +31,9 @@ import argparse
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bigcount  # noqa: E402  (api/bigcount.py: the large-count _c bindings)
 
 
 class ApiError(Exception):
@@ -88,6 +97,7 @@ class Function:
         self.see = []
         self.planned = ''
         self.no_errors = False  # "errors -": the call reports none
+        self.bigcount = ''      # "bigcount no REASON": no _c form
 
     @property
     def base(self):
@@ -98,7 +108,8 @@ class Function:
         return '%s %s%s(%s)' % (self.ret, prefix, self.base, args)
 
 
-KEYS_LINE = {'summary', 'return', 'param', 'errors', 'error', 'tunables', 'see', 'planned'}
+KEYS_LINE = {'summary', 'return', 'param', 'errors', 'error', 'tunables', 'see', 'planned',
+             'bigcount'}
 KEYS_BLOCK = {'desc', 'faro'}
 
 
@@ -204,6 +215,10 @@ class Api:
                 fn.see += rest.split()
             elif key == 'planned':
                 fn.planned = rest or 'not built yet'
+            elif key == 'bigcount':
+                if not rest.startswith('no '):
+                    raise ApiError('%s: expected "bigcount no REASON"' % where)
+                fn.bigcount = rest[3:].strip()
             else:
                 raise ApiError('%s: unknown key "%s" (known: %s)' %
                                (where, key, ', '.join(sorted(KEYS_LINE | KEYS_BLOCK))))
@@ -250,11 +265,14 @@ class Api:
                        (fn.where, fn.name, cls))
 
 
-def declared_in(mpi_h):
+def declared_in(mpi_h, with_c=False):
     """Names of the MPI_ functions mpi.h declares (FARO_API(ret, Name, ...)
-    lines, or plain "ret MPI_Name(" declarations)."""
+    lines, or plain "ret MPI_Name(" declarations); the generated large-count
+    block only when with_c."""
     with open(mpi_h, encoding='utf-8') as f:
         text = f.read()
+    if not with_c:
+        text = bigcount.strip_block(text)
     text = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
     names = set('MPI_' + n for n in re.findall(r'^\s*FARO_API\(\s*[^,]+,\s*(\w+)\s*,', text, re.M))
     names |= set(re.findall(r'^\s*(?!typedef\b)[A-Za-z_][\w \*]*?\b(MPI_\w+)\s*\(', text, re.M))
@@ -337,10 +355,11 @@ def prose(text):
     return '\n'.join(out) + '\n' if out else ''
 
 
-def synopsis(fn):
+def synopsis(fn, suffix='', decl=None):
     """The prototype as .BI lines: types in bold, parameter names in italics,
-    wrapped after a comma to stay within 78 columns."""
-    head = '%s MPI_%s(' % (fn.ret, fn.base)
+    wrapped after a comma to stay within 78 columns (suffix "_c" with decl
+    bigcount.wide_decl: the large-count form)."""
+    head = '%s MPI_%s%s(' % (fn.ret, fn.base, suffix)
     if not fn.params:
         return '.B "%s%s);"\n' % (head, 'void')
     pieces = []
@@ -349,7 +368,8 @@ def synopsis(fn):
         if p.name == '...':
             pieces.append(('...' + end, None, ''))
             continue
-        t = p.type + ('' if p.type.endswith('*') else ' ')
+        ptype = decl(p)[:-len(p.name + p.suffix)].rstrip() if decl else p.type
+        t = ptype + ('' if ptype.endswith('*') else ' ')
         pieces.append((t, p.name, p.suffix + end))
     lines = []
     cur = []
@@ -381,7 +401,29 @@ def synopsis(fn):
     return '\n'.join(out) + '\n'
 
 
-def man_page(api, fn, version, pages):
+def bigcount_note(fn, wide):
+    """FARO NOTES' sentence on the _c form (wide: the calls of src/bigcount/wide.h)."""
+    if fn.base in wide:
+        return ('`MPI_%s_c` is implemented on `MPI_Count` and `MPI_Aint` arguments, in '
+                'the code `MPI_%s` runs too.' % (fn.base, fn.base))
+    folds = bigcount.folds(fn)
+    if folds:
+        other = [p.name for p in fn.params if ('count' in p.kinds or 'disp' in p.kinds) and
+                 p.name not in folds and bigcount.base_elem(p) == 'int']
+        text = ('`MPI_%s_c` runs the int call; a count (%s) beyond `INT_MAX` runs as one '
+                'element of a contiguous type of that many elements' %
+                (fn.base, ', '.join('*%s*' % c for c in folds)))
+        if any(p.decl == 'MPI_Op op' for p in fn.params):
+            text += ' (not with a user op, whose function takes an int length)'
+        if other:
+            text += '; %s beyond `INT_MAX` is refused with `MPI_ERR_UNSUPPORTED_OPERATION`' % (
+                ', '.join('*%s*' % c for c in other))
+        return text + '.'
+    return ('`MPI_%s_c` runs the int call: a count (or displacement) beyond `INT_MAX` is '
+            'refused with `MPI_ERR_UNSUPPORTED_OPERATION`.' % fn.base)
+
+
+def man_page(api, fn, version, pages, wide=None):
     out = []
     out.append('.\\" Generated by api/apigen.py from api/%s.api: edit that, not this.' % fn.chapter)
     out.append('.TH %s 3 "" "Faro %s" "Faro MPI"' % (fn.name, version))
@@ -395,6 +437,9 @@ def man_page(api, fn, version, pages):
     out.append('.B #include <mpi.h>')
     out.append('.PP')
     out.append(synopsis(fn).rstrip('\n'))
+    if bigcount.has_c(fn):
+        out.append('.PP')
+        out.append(synopsis(fn, '_c', bigcount.wide_decl).rstrip('\n'))
     out.append('.fi')
     if fn.desc.strip():
         out.append('.SH DESCRIPTION')
@@ -425,12 +470,17 @@ def man_page(api, fn, version, pages):
             out.append('.TP')
             out.append('.B %s' % cls)
             out.append(text_line(api.error_doc(fn, cls, text)))
-    if fn.faro.strip() or fn.tunables:
+    c_note = bigcount_note(fn, wide) if wide is not None and bigcount.has_c(fn) else ''
+    if fn.faro.strip() or fn.tunables or c_note:
         out.append('.SH FARO NOTES')
         if fn.faro.strip():
             out.append(prose(api.expand(fn, fn.faro)).rstrip('\n'))
-        if fn.tunables:
+        if c_note:
             if fn.faro.strip():
+                out.append('.PP')
+            out.append(text_line(c_note))
+        if fn.tunables:
+            if fn.faro.strip() or c_note:
                 out.append('.PP')
             out.append('Tunables that apply (environment variables, faro-tunables(7)): ' +
                        ', '.join('\\fB%s\\fR' % t for t in fn.tunables) + '.')
@@ -457,6 +507,7 @@ def man_page(api, fn, version, pages):
 
 def cmd_man(api, args):
     declared = declared_in(args.mpi_h)
+    declared_c = declared_in(args.mpi_h, with_c=True) & bigcount.c_names(api, declared)
     os.makedirs(args.out, exist_ok=True)
     n = 0
     for name in api.order:
@@ -464,17 +515,24 @@ def cmd_man(api, args):
         if name not in declared:
             continue
         try:
-            page = man_page(api, fn, args.version, api.functions)
+            page = man_page(api, fn, args.version, api.functions,
+                            bigcount.wide_impls(args.wide) if args.wide else None)
         except ApiError as e:
             raise ApiError('%s: %s: %s' % (fn.where, name, e))
         write_if_changed(os.path.join(args.out, name + '.3'), page)
         write_if_changed(os.path.join(args.out, 'P' + name + '.3'), '.so man3/%s.3\n' % name)
+        if name + '_c' in declared_c:   # the _c form is on its int form's page
+            for p in ('', 'P'):
+                write_if_changed(os.path.join(args.out, p + name + '_c.3'),
+                                 '.so man3/%s.3\n' % name)
         n += 1
     if args.list:
         with open(args.list, 'w', encoding='utf-8') as f:
             for name in api.order:
                 if name in declared:
                     f.write('%s.3\nP%s.3\n' % (name, name))
+                if name + '_c' in declared_c:
+                    f.write('%s_c.3\nP%s_c.3\n' % (name, name))
     return 0
 
 
@@ -502,6 +560,12 @@ def cmd_protos(api, args):
             print('/* %s */' % fn.where)
             print(fn.prototype('MPI_') + ';')
             print(fn.prototype('PMPI_') + ';')
+    declared_c = declared_in(args.mpi_h, with_c=True)
+    for fn in bigcount.c_functions(api, declared):
+        if fn.name + '_c' in declared_c:
+            print('/* %s (its _c form) */' % fn.where)
+            print(bigcount.c_prototype(fn, 'MPI_') + ';')
+            print(bigcount.c_prototype(fn, 'PMPI_') + ';')
     print('int main(void) { return 0; }')
     return 0
 
@@ -511,6 +575,14 @@ def cmd_check(api, args):
     problems = []
     for name in sorted(declared - set(api.functions)):
         problems.append('%s is declared in mpi.h but not described in api/*.api' % name)
+    want_c = bigcount.c_names(api, declared)
+    have_c = declared_in(args.mpi_h, with_c=True) - declared
+    for name in sorted(want_c - have_c):
+        problems.append('%s: mpi.h lacks it (its int form has a count; run make to '
+                        'regenerate the large-count block)' % name)
+    for name in sorted(have_c - want_c):
+        problems.append('%s is declared in mpi.h\'s large-count block but no described '
+                        'function makes it (run make to regenerate the block)' % name)
     for name in api.order:
         fn = api.functions[name]
         if name not in declared and not fn.planned:
@@ -553,10 +625,40 @@ def cmd_check(api, args):
     return 0
 
 
+def cmd_bigcount(api, args):
+    declared = declared_in(args.mpi_h)
+    fns = bigcount.c_functions(api, declared)
+    try:
+        source = bigcount.c_source(fns, bigcount.wide_impls(args.wide))
+    except ValueError as e:
+        raise ApiError(str(e))
+    with open(args.mpi_h, encoding='utf-8') as f:
+        text = f.read()
+    new = bigcount.update_mpi_h(text, bigcount.header_block(fns))
+    if args.check:
+        stale = []
+        if new != text:
+            stale.append(args.mpi_h)
+        try:
+            with open(args.c, encoding='utf-8') as f:
+                if f.read() != source:
+                    stale.append(args.c)
+        except OSError:
+            stale.append(args.c)
+        for path in stale:
+            print('FAIL: %s is not what api/apigen.py bigcount makes from the description '
+                  '(run make, or the command in api/README.md)' % path, file=sys.stderr)
+        return 1 if stale else 0
+    write_if_changed(args.mpi_h, new)
+    write_if_changed(args.c, source)
+    print('bigcount: %d _c functions' % len(fns))
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     sub = ap.add_subparsers(dest='cmd', required=True)
-    for name in ('man', 'protos', 'check'):
+    for name in ('man', 'protos', 'check', 'bigcount'):
         s = sub.add_parser(name)
         s.add_argument('--mpi-h', required=True)
         s.add_argument('files', nargs='+')
@@ -564,14 +666,22 @@ def main():
             s.add_argument('--version', required=True)
             s.add_argument('--out', required=True)
             s.add_argument('--list', help='also write the names of the pages made')
+            s.add_argument('--wide', help='src/bigcount/wide.h: say in FARO NOTES which _c '
+                           'forms take counts beyond INT_MAX')
         if name == 'check':
             s.add_argument('--tunables', nargs='*', help='names of the tunables (without FARO_)')
+        if name == 'bigcount':
+            s.add_argument('--wide', required=True, help='src/bigcount/wide.h')
+            s.add_argument('--c', required=True, help='the C file of entry points to write')
+            s.add_argument('--check', action='store_true',
+                           help='write nothing; fail if mpi.h or the C file is stale')
     args = ap.parse_args()
     api = Api()
     try:
         for path in args.files:
             api.read(path)
-        return {'man': cmd_man, 'protos': cmd_protos, 'check': cmd_check}[args.cmd](api, args)
+        return {'man': cmd_man, 'protos': cmd_protos, 'check': cmd_check,
+                'bigcount': cmd_bigcount}[args.cmd](api, args)
     except ApiError as e:
         print('apigen: ' + str(e), file=sys.stderr)
         return 1

@@ -4,10 +4,13 @@
 #     described, nothing described is missing from mpi.h unless marked
 #     planned, every tunable a page names is in the tunables table
 #     (apigen.py check);
-#  2. every prototype in the description is the one mpi.h declares: a C file
-#     that redeclares each function as described compiles after mpi.h (the
-#     compiler refuses "conflicting types"); and a deliberately broken
-#     prototype is caught, so the check itself is known to work;
+#     and the generated large-count block of mpi.h and src/bigcount/calls_c.c
+#     are current (apigen.py bigcount --check);
+#  2. every prototype in the description is the one mpi.h declares, the _c
+#     forms included: a C file that redeclares each function as described
+#     compiles after mpi.h (the compiler refuses "conflicting types"); and a
+#     deliberately broken prototype is caught, so the check itself is known
+#     to work;
 #  3. every MPI_ and PMPI_ function that libfaro exports has its page;
 #  4. every page renders without a warning (groff -man -ww) and has a NAME
 #     line that whatis/apropos can read.
@@ -33,6 +36,13 @@ tunables=$(find "$srcdir" -name '*tunables*.def' -not -path '*/_build*' -exec se
 # shellcheck disable=SC2086
 python3 "$api/apigen.py" check --mpi-h "$srcdir/include/mpi.h" --tunables $tunables -- $files ||
     fail "the API description disagrees with mpi.h (above)"
+
+# 1b. the generated large-count bindings (mpi.h's _c block, src/bigcount/calls_c.c)
+# are what the description makes now
+# shellcheck disable=SC2086
+python3 "$api/apigen.py" bigcount --check --mpi-h "$srcdir/include/mpi.h" \
+    --wide "$srcdir/src/bigcount/wide.h" --c "$srcdir/src/bigcount/calls_c.c" $files ||
+    fail "the large-count bindings are stale (above)"
 
 # 2. prototypes, compiled with the compiler that built Faro
 CC=$(sed -n 's/^CC = //p' Makefile)
@@ -79,6 +89,7 @@ fi
 pages=0
 for page in man/man3/MPI_*.3; do
     [ -f "$page" ] || continue
+    grep -q '^\.so ' "$page" && continue # a _c form: a link to its int form's page (below)
     pages=$((pages + 1))
     if command -v groff >/dev/null 2>&1; then
         out=$(groff -man -ww -z "$page" 2>&1)
@@ -87,8 +98,9 @@ for page in man/man3/MPI_*.3; do
     name=$(basename "$page" .3)
     grep -q "^$name \\\\- [a-z]" "$page" || fail "$page has no NAME line '$name \\- summary'"
 done
-for page in man/man3/PMPI_*.3; do
+for page in man/man3/PMPI_*.3 man/man3/MPI_*_c.3; do
     [ -f "$page" ] || continue
+    case $page in man/man3/MPI_*) grep -q '^\.so ' "$page" || continue ;; esac # a page of its own
     target=$(sed -n 's/^\.so man3\///p' "$page")
     [ -f "man/man3/$target" ] || fail "$page links to man3/$target, which is not there"
 done

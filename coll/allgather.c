@@ -7,7 +7,10 @@
  * select.c chooses.
  */
 #include <limits.h>
+#include <stdlib.h>
 
+#include "bigcount/narrow.h"
+#include "bigcount/wide.h"
 #include "collcheck.h"
 
 int faro_coll_allgather_recursive_doubling(const struct faro_coll *c,
@@ -85,6 +88,29 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     return rc ? rc : arc;
 }
 
+/* Allgatherv once checked: blks are the receive blocks (displacements in
+ * elements from the int call, in bytes from MPI_Allgatherv_c). */
+static int allgatherv_run(const char *fn, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, const struct faro_coll_blocks *blks,
+                          MPI_Comm comm)
+{
+    int rc;
+    struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_ALLGATHER);
+    if (FARO_COLL_CHECKING && (rc = faro_cc_allgather(NULL, fn, comm, sendcount,
+                                      sendbuf == MPI_IN_PLACE ? NULL : sendtype, blks)))
+        return rc;
+    rc = MPI_SUCCESS;
+    if (sendbuf != MPI_IN_PLACE) {
+        rc = faro_coll_copy(&c, sendbuf, sendcount, sendtype, faro_coll_baddr(blks, comm->rank),
+                            blks->counts[comm->rank], blks->type);
+    }
+    if (comm->size == 1)
+        return rc;
+    int alg = faro_coll_select(comm, FARO_COLL_ALLGATHER, 0, 1, 0);
+    int arc = faro_coll_algs[alg].fn.allgather(&c, blks);
+    return rc ? rc : arc;
+}
+
 #pragma weak MPI_Allgatherv = PMPI_Allgatherv
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype,
@@ -100,18 +126,48 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                                         recvcounts, displs, recvtype);
     if (rc)
         return rc;
-    struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_ALLGATHER);
     struct faro_coll_blocks blks = faro_coll_blocks_v(recvbuf, recvcounts, displs, recvtype);
-    if (FARO_COLL_CHECKING && (rc = faro_cc_allgather(NULL, fn, comm, sendcount,
-                                      sendbuf == MPI_IN_PLACE ? NULL : sendtype, &blks)))
+    return allgatherv_run(fn, sendbuf, sendcount, sendtype, &blks, comm);
+}
+
+/* MPI_Allgatherv_c: displacements are MPI_Aint all the way (the blocks hold
+ * them in bytes); the counts still run as ints inside, so one beyond INT_MAX
+ * is refused (faro_c_fits). An intercommunicator takes the int call. */
+int faro_wide_Allgatherv(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                         MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                         const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    int rc = faro_coll_check_comm(fn, comm);
+    if (!rc)
+        rc = faro_c_fits(fn, comm, "sendcount", sendcount);
+    if (rc)
         return rc;
-    if (sendbuf != MPI_IN_PLACE) {
-        rc = faro_coll_copy(&c, sendbuf, sendcount, sendtype, faro_coll_baddr(&blks, comm->rank),
-                            recvcounts[comm->rank], recvtype);
+    int n = faro_comm_peer_size(comm), *counts = NULL, *idispls = NULL;
+    MPI_Aint *bytes = NULL;
+    if (recvcounts)
+        rc = faro_c_ints(fn, comm, "recvcounts", recvcounts, n, &counts);
+    if (!rc && comm->inter) {
+        if (displs)
+            rc = faro_c_ints_of_aints(fn, comm, "displs", displs, n, &idispls);
+        if (!rc)
+            rc = PMPI_Allgatherv(sendbuf, (int)sendcount, sendtype, recvbuf, counts, idispls,
+                                 recvtype, comm);
+        free(idispls);
+        free(counts);
+        return rc;
     }
-    if (comm->size == 1)
-        return rc;
-    int alg = faro_coll_select(comm, FARO_COLL_ALLGATHER, 0, 1, 0);
-    int arc = faro_coll_algs[alg].fn.allgather(&c, &blks);
-    return rc ? rc : arc;
+    if (!rc)
+        rc = faro_coll_check_allgatherv(fn, comm, sendbuf, (int)sendcount, sendtype, recvbuf,
+                                        counts, displs, recvtype);
+    if (!rc && !(bytes = malloc((size_t)n * sizeof *bytes)))
+        rc = faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
+    if (!rc) {
+        for (int i = 0; i < n; i++)
+            bytes[i] = displs[i] * recvtype->extent;
+        struct faro_coll_blocks blks = {recvbuf, 0, counts, NULL, bytes, recvtype, NULL};
+        rc = allgatherv_run(fn, sendbuf, (int)sendcount, sendtype, &blks, comm);
+    }
+    free(bytes);
+    free(counts);
+    return rc;
 }

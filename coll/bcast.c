@@ -7,9 +7,10 @@
  */
 #include <stdlib.h>
 
+#include "bigcount/wide.h"
 #include "collcheck.h"
 
-int faro_coll_bcast_binomial(const struct faro_coll *c, void *buf, int count, MPI_Datatype t,
+int faro_coll_bcast_binomial(const struct faro_coll *c, void *buf, MPI_Count count, MPI_Datatype t,
                              int root)
 {
     int size = c->size, vr = (c->rank - root + size) % size;
@@ -59,7 +60,7 @@ static int scatter_allgather_bytes(const struct faro_coll *c, char *data, size_t
         if (vr & mask) {
             piece(bytes, chunk, vr, vr + mask, &lo, &hi);
             int parent = (vr - mask + root) % size;
-            rc = faro_coll_recv(c->fn, data + lo, (int)(hi - lo), MPI_BYTE, parent, c->tag,
+            rc = faro_coll_recv(c->fn, data + lo, (MPI_Count)(hi - lo), MPI_BYTE, parent, c->tag,
                                 c->comm, MPI_STATUS_IGNORE);
             if (rc)
                 return rc;
@@ -72,7 +73,7 @@ static int scatter_allgather_bytes(const struct faro_coll *c, char *data, size_t
             continue;
         piece(bytes, chunk, vr + mask, vr + 2 * mask, &lo, &hi);
         int child = (vr + mask + root) % size;
-        rc = faro_coll_send(c->fn, data + lo, (int)(hi - lo), MPI_BYTE, child, c->tag, c->comm);
+        rc = faro_coll_send(c->fn, data + lo, (MPI_Count)(hi - lo), MPI_BYTE, child, c->tag, c->comm);
         if (rc)
             return rc;
     }
@@ -84,8 +85,8 @@ static int scatter_allgather_bytes(const struct faro_coll *c, char *data, size_t
         size_t slo, shi, rlo, rhi;
         piece(bytes, chunk, s, s + 1, &slo, &shi);
         piece(bytes, chunk, r, r + 1, &rlo, &rhi);
-        rc = faro_coll_sendrecv(c->fn, data + slo, (int)(shi - slo), MPI_BYTE, right, data + rlo,
-                                (int)(rhi - rlo), MPI_BYTE, left, c->tag, c->comm,
+        rc = faro_coll_sendrecv(c->fn, data + slo, (MPI_Count)(shi - slo), MPI_BYTE, right, data + rlo,
+                                (MPI_Count)(rhi - rlo), MPI_BYTE, left, c->tag, c->comm,
                                 MPI_STATUS_IGNORE);
         if (rc)
             return rc;
@@ -93,13 +94,10 @@ static int scatter_allgather_bytes(const struct faro_coll *c, char *data, size_t
     return MPI_SUCCESS;
 }
 
-int faro_coll_bcast_scatter_allgather(const struct faro_coll *c, void *buf, int count,
+int faro_coll_bcast_scatter_allgather(const struct faro_coll *c, void *buf, MPI_Count count,
                                       MPI_Datatype t, int root)
 {
     size_t bytes = (size_t)count * t->size;
-    /* pieces travel as int byte counts */
-    if ((bytes + (size_t)c->size - 1) / (size_t)c->size > INT32_MAX)
-        return faro_coll_bcast_binomial(c, buf, count, t, root);
     if (t->dense)
         return scatter_allgather_bytes(c, faro_type_dense_at(buf, t), bytes, root);
     /* a rank whose type has holes works on a packed copy */
@@ -115,13 +113,14 @@ int faro_coll_bcast_scatter_allgather(const struct faro_coll *c, void *buf, int 
     return rc;
 }
 
-#pragma weak MPI_Bcast = PMPI_Bcast
-int PMPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+/* MPI_Bcast and MPI_Bcast_c (bigcount/wide.h): counts are MPI_Count all the
+ * way down to the point-to-point posts. */
+int faro_wide_Bcast(const char *fn, void *buf, MPI_Count count, MPI_Datatype type, int root,
+                    MPI_Comm comm)
 {
-    static const char fn[] = "MPI_Bcast";
     int rc = faro_coll_check_comm(fn, comm);
     if (!rc && comm->inter)
-        return faro_inter_bcast(buf, count, type, root, comm);
+        return faro_inter_bcast(fn, buf, count, type, root, comm);
     if (!rc)
         rc = faro_coll_check_bcast(fn, comm, buf, count, type, root);
     if (!rc && FARO_COLL_CHECKING)
@@ -134,4 +133,10 @@ int PMPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
     struct faro_coll c = faro_coll_of(comm, fn, FARO_COLL_TAG_BCAST);
     int alg = faro_coll_select(comm, FARO_COLL_BCAST, bytes, 1, 1);
     return faro_coll_algs[alg].fn.bcast(&c, buf, count, type, root);
+}
+
+#pragma weak MPI_Bcast = PMPI_Bcast
+int PMPI_Bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    return faro_wide_Bcast("MPI_Bcast", buf, count, type, root, comm);
 }

@@ -23,27 +23,27 @@
 
 #define SEGS_IN_FLIGHT (FARO_COLL_WINDOW / 2)
 
-int faro_coll_bcast_pipeline(const struct faro_coll *c, void *buf, int count, MPI_Datatype t,
-                             int root)
+int faro_coll_bcast_pipeline(const struct faro_coll *c, void *buf, MPI_Count count,
+                             MPI_Datatype t, int root)
 {
     int size = c->size, vr = (c->rank - root + size) % size, rc = MPI_SUCCESS;
     if (size == 1 || count == 0)
         return MPI_SUCCESS;
     int prev = vr ? (c->rank - 1 + size) % size : -1;
     int next = vr + 1 < size ? (c->rank + 1) % size : -1;
-    int seg = t->size ? (int)(FARO_COLL_PIPELINE_SEG / t->size) : count;
+    MPI_Count seg = t->size ? (MPI_Count)(FARO_COLL_PIPELINE_SEG / t->size) : count;
     if (seg < 1)
         seg = 1;
-    int nseg = (count + seg - 1) / seg, posted = 0;
+    MPI_Count nseg = (count + seg - 1) / seg, posted = 0;
     MPI_Request rreq[SEGS_IN_FLIGHT], sreq[SEGS_IN_FLIGHT];
     for (int k = 0; k < SEGS_IN_FLIGHT; k++)
         rreq[k] = sreq[k] = MPI_REQUEST_NULL;
-    for (int j = 0; j < nseg && !rc; j++) {
-        int k = j % SEGS_IN_FLIGHT, off = j * seg;
-        int len = count - off < seg ? count - off : seg;
+    for (MPI_Count j = 0; j < nseg && !rc; j++) {
+        int k = (int)(j % SEGS_IN_FLIGHT);
+        MPI_Count off = j * seg, len = count - off < seg ? count - off : seg;
         if (prev >= 0) {
             for (; posted < nseg && posted < j + SEGS_IN_FLIGHT && !rc; posted++) {
-                int po = posted * seg, plen = count - po < seg ? count - po : seg;
+                MPI_Count po = posted * seg, plen = count - po < seg ? count - po : seg;
                 rc = faro_coll_irecv(c->fn, faro_coll_at(buf, po, t), plen, t, prev, c->tag,
                                      c->comm, &rreq[posted % SEGS_IN_FLIGHT]);
             }

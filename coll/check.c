@@ -17,11 +17,11 @@ int faro_coll_check_comm(const char *fn, MPI_Comm comm)
     return MPI_SUCCESS;
 }
 
-int faro_coll_check_count(const char *fn, MPI_Comm comm, int count, const char *what)
+int faro_coll_check_count(const char *fn, MPI_Comm comm, MPI_Count count, const char *what)
 {
     if (count < 0)
-        return faro_err(comm, MPI_ERR_COUNT, "%s: %s %d is negative (0 or more)", fn, what,
-                        count);
+        return faro_err(comm, MPI_ERR_COUNT, "%s: %s %lld is negative (0 or more)", fn, what,
+                        (long long)count);
     return MPI_SUCCESS;
 }
 
@@ -41,7 +41,7 @@ int faro_coll_check_type(const char *fn, MPI_Comm comm, MPI_Datatype t, const ch
                     fn, what);
 }
 
-int faro_coll_check_buf(const char *fn, MPI_Comm comm, int count, MPI_Datatype t,
+int faro_coll_check_buf(const char *fn, MPI_Comm comm, MPI_Count count, MPI_Datatype t,
                         const char *what)
 {
     if (count >= 0 && !faro_type_check(t)) /* the common case: no names to build */
@@ -236,7 +236,7 @@ int faro_coll_check_scatterv(const char *fn, MPI_Comm comm, const void *sendbuf,
     return check_rooted(fn, comm, &leaf, &top, 1, root);
 }
 
-int faro_coll_check_bcast(const char *fn, MPI_Comm comm, const void *buf, int count,
+int faro_coll_check_bcast(const char *fn, MPI_Comm comm, const void *buf, MPI_Count count,
                           MPI_Datatype type, int root)
 {
     int rc = faro_coll_check_buf(fn, comm, count, type, "");
@@ -294,7 +294,7 @@ int faro_coll_check_allgather(const char *fn, MPI_Comm comm, const void *sendbuf
 
 int faro_coll_check_allgatherv(const char *fn, MPI_Comm comm, const void *sendbuf,
                                int sendcount, MPI_Datatype sendtype, const void *recvbuf,
-                               const int recvcounts[], const int displs[], MPI_Datatype recvtype)
+                               const int recvcounts[], const void *displs, MPI_Datatype recvtype)
 {
     int rc = faro_coll_check_type(fn, comm, recvtype, "recvtype");
     if (!rc)

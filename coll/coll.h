@@ -122,7 +122,7 @@ enum faro_coll_alg_id {
 };
 
 typedef int faro_coll_barrier_fn(const struct faro_coll *c);
-typedef int faro_coll_bcast_fn(const struct faro_coll *c, void *buf, int count, MPI_Datatype t,
+typedef int faro_coll_bcast_fn(const struct faro_coll *c, void *buf, MPI_Count count, MPI_Datatype t,
                                int root);
 /* sendbuf NULL: the data is in recvbuf (in place, at root) */
 typedef int faro_coll_reduce_fn(const struct faro_coll *c, const void *sendbuf, void *recvbuf,
@@ -196,10 +196,10 @@ void faro_coll_nodes_free(MPI_Comm comm);                     /* comm.c, at dest
 
 /* ---- argument checks (check.c); each raises its error on comm ---- */
 int faro_coll_check_comm(const char *fn, MPI_Comm comm);
-int faro_coll_check_count(const char *fn, MPI_Comm comm, int count, const char *what);
+int faro_coll_check_count(const char *fn, MPI_Comm comm, MPI_Count count, const char *what);
 int faro_coll_check_type(const char *fn, MPI_Comm comm, MPI_Datatype t, const char *what);
 /* count and type of one buffer together (what: "sendcount"/"sendtype" base name) */
-int faro_coll_check_buf(const char *fn, MPI_Comm comm, int count, MPI_Datatype t,
+int faro_coll_check_buf(const char *fn, MPI_Comm comm, MPI_Count count, MPI_Datatype t,
                         const char *what);
 int faro_coll_check_root(const char *fn, MPI_Comm comm, int root);
 int faro_coll_check_op(const char *fn, MPI_Comm comm, MPI_Op op, MPI_Datatype t);
@@ -207,7 +207,7 @@ int faro_coll_check_op(const char *fn, MPI_Comm comm, MPI_Op op, MPI_Datatype t)
  * on type, recvbuf not MPI_IN_PLACE, sendbuf and recvbuf not the same buffer. */
 int faro_coll_check_reduction(const char *fn, MPI_Comm comm, const void *sendbuf,
                               const void *recvbuf, int count, MPI_Datatype type, MPI_Op op);
-int faro_coll_check_bcast(const char *fn, MPI_Comm comm, const void *buf, int count,
+int faro_coll_check_bcast(const char *fn, MPI_Comm comm, const void *buf, MPI_Count count,
                           MPI_Datatype type, int root);
 /* Reduce to root: as above, but MPI_IN_PLACE is the root's sendbuf. */
 int faro_coll_check_reduce(const char *fn, MPI_Comm comm, const void *sendbuf,
@@ -237,7 +237,7 @@ int faro_coll_check_allgather(const char *fn, MPI_Comm comm, const void *sendbuf
                               MPI_Datatype recvtype);
 int faro_coll_check_allgatherv(const char *fn, MPI_Comm comm, const void *sendbuf,
                                int sendcount, MPI_Datatype sendtype, const void *recvbuf,
-                               const int recvcounts[], const int displs[], MPI_Datatype recvtype);
+                               const int recvcounts[], const void *displs, MPI_Datatype recvtype);
 int faro_coll_check_alltoall(const char *fn, MPI_Comm comm, const void *sendbuf, int sendcount,
                              MPI_Datatype sendtype, const void *recvbuf, int recvcount,
                              MPI_Datatype recvtype);
@@ -347,9 +347,9 @@ static inline char *faro_coll_at(const void *buf, MPI_Aint i, MPI_Datatype t)
 
 int faro_coll_barrier_dissemination(const struct faro_coll *c);
 
-int faro_coll_bcast_binomial(const struct faro_coll *c, void *buf, int count, MPI_Datatype t,
+int faro_coll_bcast_binomial(const struct faro_coll *c, void *buf, MPI_Count count, MPI_Datatype t,
                              int root);
-int faro_coll_bcast_scatter_allgather(const struct faro_coll *c, void *buf, int count,
+int faro_coll_bcast_scatter_allgather(const struct faro_coll *c, void *buf, MPI_Count count,
                                       MPI_Datatype t, int root);
 
 /* sendbuf NULL: the data is in recvbuf (in place, at root) */
@@ -535,7 +535,8 @@ enum { FARO_INTER_ROOT, FARO_INTER_IDLE, FARO_INTER_REMOTE };
 int faro_inter_role(const char *fn, MPI_Comm comm, int root, int *rc);
 int faro_inter_no_in_place(const char *fn, MPI_Comm comm);
 int faro_inter_barrier(MPI_Comm comm);
-int faro_inter_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
+int faro_inter_bcast(const char *fn, void *buf, MPI_Count count, MPI_Datatype type, int root,
+                     MPI_Comm comm);
 /* recvcounts NULL: uniform blocks of recvcount (MPI_Gather) */
 int faro_inter_gatherv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                        void *recvbuf, int recvcount, const int recvcounts[], const int displs[],
@@ -558,7 +559,7 @@ int faro_inter_alltoallw(const char *fn, int w, const void *sendbuf, int sendcou
                          const MPI_Datatype recvtypes[], MPI_Comm comm);
 int faro_inter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype type,
                       MPI_Op op, int root, MPI_Comm comm);
-int faro_inter_bcast_args(const char *fn, MPI_Comm comm, int count, MPI_Datatype type,
+int faro_inter_bcast_args(const char *fn, MPI_Comm comm, MPI_Count count, MPI_Datatype type,
                           int root, int *role);
 /* blks: the root's blocks, or a remote process's one buffer */
 int faro_inter_gatherv_args(const char *fn, const void *sendbuf, int sendcount,

@@ -37,7 +37,7 @@ struct faro_cc *faro_cc_new(const char *fn, MPI_Comm comm, int nsend, int nrecv)
     return cc;
 }
 
-void faro_cc_sig(struct cc_sig *s, int count, MPI_Datatype t, int block)
+void faro_cc_sig(struct cc_sig *s, MPI_Count count, MPI_Datatype t, int block)
 {
     struct faro_type_sig ts;
     faro_type_sig(t, (size_t)count, &ts);

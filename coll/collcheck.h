@@ -63,7 +63,7 @@ struct faro_sched;
  * NULL, is an array of comm->size counts every rank passes alike
  * (Reduce_scatter's recvcounts). */
 int faro_cc_same(struct faro_cc **out, const char *fn, MPI_Comm comm, int root, MPI_Op op,
-                 int count, MPI_Datatype type, const int *counts);
+                 MPI_Count count, MPI_Datatype type, const int *counts);
 /* Gather(v) (scatter 0) and Scatter(v) (scatter 1): the leaf side is every
  * rank's one block (leaf_type NULL: MPI_IN_PLACE at the root), blks the
  * root's blocks (significant at the root only). */

@@ -33,7 +33,7 @@ static int block_index(const struct faro_coll_blocks *b, int i)
 }
 
 int faro_cc_same(struct faro_cc **out, const char *fn, MPI_Comm comm, int root, MPI_Op op,
-                 int count, MPI_Datatype type, const int *counts)
+                 MPI_Count count, MPI_Datatype type, const int *counts)
 {
     struct faro_cc *cc = faro_cc_new(fn, comm, 0, 0);
     if (!cc)
@@ -44,7 +44,7 @@ int faro_cc_same(struct faro_cc **out, const char *fn, MPI_Comm comm, int root, 
         long long total = 0;
         for (int i = 0; i < comm->size; i++)
             total += counts[i];
-        count = (int)total;
+        count = total;
         cc->mine.has_digest = 1;
         cc->mine.digest = digest(counts, comm->size);
     }

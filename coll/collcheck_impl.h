@@ -58,7 +58,7 @@ struct faro_cc {
 
 /* A description with room for nsend and nrecv flows; NULL: out of memory. */
 struct faro_cc *faro_cc_new(const char *fn, MPI_Comm comm, int nsend, int nrecv);
-void faro_cc_sig(struct cc_sig *s, int count, MPI_Datatype t, int block);
+void faro_cc_sig(struct cc_sig *s, MPI_Count count, MPI_Datatype t, int block);
 void faro_cc_op(int32_t *code, MPI_Op op);
 /* Append a flow: recv 1 for a block expected from peer, 0 for one sent. */
 void faro_cc_add(struct faro_cc *cc, int recv, int peer, int count, MPI_Datatype t, int block);

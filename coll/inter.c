@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "bigcount/wide.h"
 #include "collcheck.h"
 
 int faro_inter_role(const char *fn, MPI_Comm comm, int root, int *rc)
@@ -49,7 +50,7 @@ static int no_mem(const char *fn, MPI_Comm comm)
     return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
 }
 
-static size_t bytes(int count, MPI_Datatype t)
+static size_t bytes(MPI_Count count, MPI_Datatype t)
 {
     return (size_t)count * t->size;
 }
@@ -73,7 +74,7 @@ int faro_inter_barrier(MPI_Comm comm)
     return rc;
 }
 
-int faro_inter_bcast_args(const char *fn, MPI_Comm comm, int count, MPI_Datatype type,
+int faro_inter_bcast_args(const char *fn, MPI_Comm comm, MPI_Count count, MPI_Datatype type,
                           int root, int *role)
 {
     int rc;
@@ -83,9 +84,9 @@ int faro_inter_bcast_args(const char *fn, MPI_Comm comm, int count, MPI_Datatype
     return faro_coll_check_buf(fn, comm, count, type, "");
 }
 
-int faro_inter_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+int faro_inter_bcast(const char *fn, void *buf, MPI_Count count, MPI_Datatype type, int root,
+                     MPI_Comm comm)
 {
-    static const char fn[] = "MPI_Bcast";
     int role, rc = faro_inter_bcast_args(fn, comm, count, type, root, &role);
     if (!rc && FARO_COLL_CHECKING)
         rc = faro_cc_inter_rooted(NULL, fn, comm, role, root, MPI_OP_NULL, 0, count, type, NULL);
@@ -96,7 +97,7 @@ int faro_inter_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm
     if (comm->rank == 0)
         rc = faro_coll_recv(fn, buf, count, type, root, FARO_COLL_TAG_INTER_BCAST, comm,
                             MPI_STATUS_IGNORE);
-    return rc ? rc : PMPI_Bcast(buf, count, type, 0, comm->local);
+    return rc ? rc : faro_wide_Bcast(fn, buf, count, type, 0, comm->local);
 }
 
 /* ---- exchanges with every remote rank ---- */

@@ -103,7 +103,7 @@ static int node_vroot(const struct faro_coll_nodes *m, int root)
 /* Binomial bcast over g from vroot: receives from the parent, then posts the
  * sends to the children into reqs (*n of them so far) for the caller to wait. */
 static int vbcast_post(const struct faro_coll *c, const struct vgroup *g, int vroot, void *buf,
-                       int count, MPI_Datatype t, MPI_Request *reqs, int *n)
+                       MPI_Count count, MPI_Datatype t, MPI_Request *reqs, int *n)
 {
     int size = g->n, vr = (g->me - vroot + size) % size, mask = 1, rc;
     for (; mask < size; mask <<= 1) {
@@ -129,7 +129,7 @@ static int vbcast_post(const struct faro_coll *c, const struct vgroup *g, int vr
 }
 
 static int vbcast(const struct faro_coll *c, const struct vgroup *g, int vroot, void *buf,
-                  int count, MPI_Datatype t)
+                  MPI_Count count, MPI_Datatype t)
 {
     MPI_Request reqs[32];
     int n = 0, rc = vbcast_post(c, g, vroot, buf, count, t, reqs, &n);
@@ -279,8 +279,8 @@ int faro_coll_barrier_node_aware(const struct faro_coll *c)
     return rc ? rc : vbcast(c, &node, 0, NULL, 0, MPI_BYTE);
 }
 
-int faro_coll_bcast_node_aware(const struct faro_coll *c, void *buf, int count, MPI_Datatype t,
-                               int root)
+int faro_coll_bcast_node_aware(const struct faro_coll *c, void *buf, MPI_Count count,
+                               MPI_Datatype t, int root)
 {
     const struct faro_coll_nodes *m = faro_coll_nodes(c->comm);
     if (!m)

@@ -103,15 +103,15 @@ void faro_signals_restore(void);
  * and errors are reported under fn, the collective's name. Requests from the
  * i-variants are completed with MPI_Wait/Waitall/Test like any other. */
 #define FARO_TAG_COLL_MAX (-2)
-int faro_coll_isend(const char *fn, const void *buf, int count, MPI_Datatype type, int dest,
+int faro_coll_isend(const char *fn, const void *buf, MPI_Count count, MPI_Datatype type, int dest,
                     int tag, MPI_Comm comm, MPI_Request *req);
-int faro_coll_irecv(const char *fn, void *buf, int count, MPI_Datatype type, int source,
+int faro_coll_irecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype type, int source,
                     int tag, MPI_Comm comm, MPI_Request *req);
-int faro_coll_send(const char *fn, const void *buf, int count, MPI_Datatype type, int dest,
+int faro_coll_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatype type, int dest,
                    int tag, MPI_Comm comm);
-int faro_coll_recv(const char *fn, void *buf, int count, MPI_Datatype type, int source,
+int faro_coll_recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype type, int source,
                    int tag, MPI_Comm comm, MPI_Status *status);
-int faro_coll_sendrecv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+int faro_coll_sendrecv(const char *fn, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                        int dest, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
                        int tag, MPI_Comm comm, MPI_Status *status);
 /* Wait until the requests of a blocking call (reqs[0..n), null and inactive

@@ -12,6 +12,7 @@
 #include <wchar.h>
 
 #include "core.h"
+#include "bigcount/wide.h"
 #include "runtime/thread.h"
 #include "objects/arena.h"
 #include "objects/type_build.h"
@@ -335,6 +336,14 @@ int PMPI_Type_size(MPI_Datatype t, int *size)
     return MPI_SUCCESS;
 }
 
+int faro_wide_Type_size(const char *fn, MPI_Datatype t, MPI_Count *size)
+{
+    CHECK_VALID(fn, t);
+    CHECK_PTR(fn, size, "size");
+    *size = (MPI_Count)t->size;
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Type_size_x = PMPI_Type_size_x
 int PMPI_Type_size_x(MPI_Datatype t, MPI_Count *size)
 {
@@ -581,18 +590,28 @@ static long long bytes_of(MPI_Datatype t, long long k)
     }
 }
 
+/* The int calls return MPI_UNDEFINED for a number beyond INT_MAX (MPI-4.0
+ * 19.2); their _c forms (bigcount/wide.h) the number itself. */
+int faro_wide_Get_count(const char *fn, const MPI_Status *st, MPI_Datatype t, MPI_Count *count)
+{
+    CHECK_VALID(fn, t);
+    CHECK_PTR(fn, st && count, "status or count");
+    long long bytes = st->faro_count;
+    if (t->size == 0)
+        *count = bytes == 0 ? 0 : MPI_UNDEFINED;
+    else
+        *count = bytes % (long long)t->size ? MPI_UNDEFINED : bytes / (long long)t->size;
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Get_count = PMPI_Get_count
 int PMPI_Get_count(const MPI_Status *st, MPI_Datatype t, int *count)
 {
-    CHECK_VALID("MPI_Get_count", t);
-    CHECK_PTR("MPI_Get_count", st && count, "status or count");
-    long long bytes = st->faro_count, n;
-    if (t->size == 0)
-        n = bytes == 0 ? 0 : MPI_UNDEFINED;
-    else
-        n = bytes % (long long)t->size ? MPI_UNDEFINED : bytes / (long long)t->size;
-    *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
-    return MPI_SUCCESS;
+    MPI_Count n;
+    int rc = faro_wide_Get_count("MPI_Get_count", st, t, count ? &n : NULL);
+    if (!rc)
+        *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return rc;
 }
 
 static long long elements(const MPI_Status *st, MPI_Datatype t)
@@ -601,23 +620,29 @@ static long long elements(const MPI_Status *st, MPI_Datatype t)
     return n < 0 ? MPI_UNDEFINED : n;
 }
 
+int faro_wide_Get_elements(const char *fn, const MPI_Status *st, MPI_Datatype t,
+                           MPI_Count *count)
+{
+    CHECK_VALID(fn, t);
+    CHECK_PTR(fn, st && count, "status or count");
+    *count = elements(st, t);
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Get_elements = PMPI_Get_elements
 int PMPI_Get_elements(const MPI_Status *st, MPI_Datatype t, int *count)
 {
-    CHECK_VALID("MPI_Get_elements", t);
-    CHECK_PTR("MPI_Get_elements", st && count, "status or count");
-    long long n = elements(st, t);
-    *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
-    return MPI_SUCCESS;
+    MPI_Count n;
+    int rc = faro_wide_Get_elements("MPI_Get_elements", st, t, count ? &n : NULL);
+    if (!rc)
+        *count = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return rc;
 }
 
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
 int PMPI_Get_elements_x(const MPI_Status *st, MPI_Datatype t, MPI_Count *count)
 {
-    CHECK_VALID("MPI_Get_elements_x", t);
-    CHECK_PTR("MPI_Get_elements_x", st && count, "status or count");
-    *count = elements(st, t);
-    return MPI_SUCCESS;
+    return faro_wide_Get_elements("MPI_Get_elements_x", st, t, count);
 }
 
 static int set_elements(const char *fn, MPI_Status *st, MPI_Datatype t, MPI_Count count)

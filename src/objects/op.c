@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core.h"
+#include "bigcount/wide.h"
 
 #define PREDEF(var, kind_, commute_, label)                                               \
     struct faro_op_predefined faro_mpi_op_##var = {.obj = {                                 \
@@ -305,6 +306,12 @@ void faro_op_release(MPI_Op op)
 /* User functions take an int count: longer buffers go in pieces. */
 static int apply_user(MPI_Op op, const void *in, void *inout, size_t count, MPI_Datatype t)
 {
+    if (op->fn_c) { /* MPI_Op_create_c: the whole count at once */
+        MPI_Count len = (MPI_Count)count;
+        MPI_Datatype dt = t;
+        op->fn_c((void *)in, inout, &len, &dt);
+        return MPI_SUCCESS;
+    }
     while (count > 0) {
         int len = count > INT_MAX ? INT_MAX : (int)count;
         MPI_Datatype dt = t;
@@ -388,25 +395,39 @@ int faro_op_reduce(MPI_Op op, const void *in, void *inout, size_t count, MPI_Dat
 
 /* ---- the MPI functions ---- */
 
-#pragma weak MPI_Op_create = PMPI_Op_create
-int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+/* One of fn (MPI_Op_create) and fn_c (MPI_Op_create_c) is set. */
+static int op_create(const char *fn, MPI_User_function *user_fn,
+                     MPI_User_function_c *user_fn_c, int commute, MPI_Op *op)
 {
-    if (!user_fn)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Op_create: user_fn is NULL");
+    if (!user_fn && !user_fn_c)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: user_fn is NULL", fn);
     if (!op)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Op_create: op is NULL (the address of "
-                        "an MPI_Op to set is needed)");
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: op is NULL (the address of an MPI_Op "
+                        "to set is needed)", fn);
     struct faro_op *o = calloc(1, sizeof *o);
     if (!o)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "MPI_Op_create: out of memory");
+        return faro_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     o->magic = FARO_OP_MAGIC;
     o->kind = FARO_OP_USER;
     o->commute = commute != 0;
     o->refcount = 1;
     o->fn = user_fn;
+    o->fn_c = user_fn_c;
     o->name = "a user op";
     *op = o;
     return MPI_SUCCESS;
+}
+
+#pragma weak MPI_Op_create = PMPI_Op_create
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+    return op_create("MPI_Op_create", user_fn, NULL, commute, op);
+}
+
+#pragma weak MPI_Op_create_c = PMPI_Op_create_c
+int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+    return op_create("MPI_Op_create_c", NULL, user_fn, commute, op);
 }
 
 static int check_op(const char *fn, MPI_Op op)
@@ -449,30 +470,37 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
     return MPI_SUCCESS;
 }
 
+/* MPI_Reduce_local and MPI_Reduce_local_c (bigcount/wide.h). */
+int faro_wide_Reduce_local(const char *fn, const void *inbuf, void *inoutbuf, MPI_Count count,
+                           MPI_Datatype datatype, MPI_Op op)
+{
+    if (count < 0)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_COUNT, "%s: count %lld is negative", fn,
+                        (long long)count);
+    if (faro_type_check(datatype))
+        return faro_type_bad(fn, MPI_COMM_NULL, datatype);
+    char msg[400];
+    int rc = faro_op_valid(op, datatype, msg, sizeof msg);
+    if (rc)
+        return faro_err(MPI_COMM_NULL, rc, "%s: %s", fn, msg);
+    if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_BUFFER, "%s: MPI_IN_PLACE is not allowed (both "
+                        "buffers are needed)", fn);
+    /* NULL is MPI_BOTTOM, valid with absolute addresses in a derived type. */
+    if (count > 0 && datatype->size > 0 && datatype->predefined && (!inbuf || !inoutbuf))
+        return faro_err(MPI_COMM_NULL, MPI_ERR_BUFFER, "%s: %s is NULL with count %lld", fn,
+                        inbuf ? "inoutbuf" : "inbuf", (long long)count);
+    rc = faro_op_reduce(op, inbuf, inoutbuf, (size_t)count, datatype);
+    if (rc)
+        return faro_err(MPI_COMM_NULL, rc, "%s: %s", fn,
+                        rc == MPI_ERR_NO_MEM ? "out of memory for the packing buffers"
+                                             : "the reduction failed");
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_Reduce_local = PMPI_Reduce_local
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                       MPI_Op op)
 {
-    if (count < 0)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_COUNT, "MPI_Reduce_local: count %d is negative",
-                        count);
-    if (faro_type_check(datatype))
-        return faro_type_bad("MPI_Reduce_local", MPI_COMM_NULL, datatype);
-    char msg[400];
-    int rc = faro_op_valid(op, datatype, msg, sizeof msg);
-    if (rc)
-        return faro_err(MPI_COMM_NULL, rc, "MPI_Reduce_local: %s", msg);
-    if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_BUFFER, "MPI_Reduce_local: MPI_IN_PLACE is not "
-                        "allowed (both buffers are needed)");
-    /* NULL is MPI_BOTTOM, valid with absolute addresses in a derived type. */
-    if (count > 0 && datatype->size > 0 && datatype->predefined && (!inbuf || !inoutbuf))
-        return faro_err(MPI_COMM_NULL, MPI_ERR_BUFFER, "MPI_Reduce_local: %s is NULL with "
-                        "count %d", inbuf ? "inoutbuf" : "inbuf", count);
-    rc = faro_op_reduce(op, inbuf, inoutbuf, (size_t)count, datatype);
-    if (rc)
-        return faro_err(MPI_COMM_NULL, rc, "MPI_Reduce_local: %s",
-                        rc == MPI_ERR_NO_MEM ? "out of memory for the packing buffers"
-                                             : "the reduction failed");
-    return MPI_SUCCESS;
+    return faro_wide_Reduce_local("MPI_Reduce_local", inbuf, inoutbuf, count, datatype, op);
 }

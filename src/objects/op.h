@@ -46,7 +46,8 @@ struct faro_op {
     int commute;
     int predefined;
     int refcount;            /* user ops: the handle plus nonblocking users */
-    MPI_User_function *fn;   /* user ops */
+    MPI_User_function *fn;   /* user ops: MPI_Op_create's */
+    MPI_User_function_c *fn_c; /* ... or MPI_Op_create_c's */
     const char *name;
 };
 FARO_PREDEFINED_WRAPPER(faro_op, OP);

@@ -16,6 +16,7 @@
 #include <sys/uio.h>
 
 #include "core.h"
+#include "bigcount/wide.h"
 
 static inline char *at(const void *p, MPI_Aint off)
 {
@@ -250,22 +251,45 @@ void faro_type_unpack_range(const void *in, MPI_Datatype t, size_t pos, size_t n
 
 /* ---- MPI_Pack and friends ---- */
 
-static int pack_args(const char *fn, int count, MPI_Datatype t, MPI_Comm comm, int size,
-                     const int *position)
+/* The int calls and their _c forms (bigcount/wide.h) share these, on
+ * MPI_Count counts, sizes and positions; the int call narrows the position
+ * it hands back. */
+static int pack_args(const char *fn, MPI_Count count, MPI_Datatype t, MPI_Comm comm,
+                     MPI_Count size, const MPI_Count *position)
 {
     if (faro_comm_check(comm))
         return faro_err(MPI_COMM_NULL, MPI_ERR_COMM, "%s: %s", fn,
                         comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL"
                                               : "argument is not a valid communicator");
     if (count < 0)
-        return faro_err(comm, MPI_ERR_COUNT, "%s: count %d is negative", fn, count);
+        return faro_err(comm, MPI_ERR_COUNT, "%s: count %lld is negative", fn,
+                        (long long)count);
     if (faro_type_check(t))
         return faro_type_bad(fn, comm, t);
     if (!position)
         return faro_err(comm, MPI_ERR_ARG, "%s: position is NULL", fn);
     if (size < 0 || *position < 0 || *position > size)
-        return faro_err(comm, MPI_ERR_ARG, "%s: position %d is outside the buffer of %d bytes",
-                        fn, *position, size);
+        return faro_err(comm, MPI_ERR_ARG,
+                        "%s: position %lld is outside the buffer of %lld bytes", fn,
+                        (long long)*position, (long long)size);
+    return MPI_SUCCESS;
+}
+
+int faro_wide_Pack(const char *fn, const void *inbuf, MPI_Count incount, MPI_Datatype t,
+                   void *outbuf, MPI_Count outsize, MPI_Count *position, MPI_Comm comm)
+{
+    int rc = pack_args(fn, incount, t, comm, outsize, position);
+    if (rc)
+        return rc;
+    size_t bytes = (size_t)incount * t->size;
+    if (bytes > (size_t)(outsize - *position))
+        return faro_err(comm, MPI_ERR_TRUNCATE,
+                        "%s: %zu bytes (count %lld) do not fit: %lld of %lld bytes left at "
+                        "position %lld (MPI_Pack_size says how much room to allow)",
+                        fn, bytes, (long long)incount, (long long)(outsize - *position),
+                        (long long)outsize, (long long)*position);
+    faro_type_pack(inbuf, (size_t)incount, t, (char *)outbuf + *position);
+    *position += (MPI_Count)bytes;
     return MPI_SUCCESS;
 }
 
@@ -273,17 +297,29 @@ static int pack_args(const char *fn, int count, MPI_Datatype t, MPI_Comm comm, i
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype t, void *outbuf, int outsize,
               int *position, MPI_Comm comm)
 {
-    int rc = pack_args("MPI_Pack", incount, t, comm, outsize, position);
+    MPI_Count pos = position ? *position : 0; /* within outsize: the new one fits an int */
+    int rc = faro_wide_Pack("MPI_Pack", inbuf, incount, t, outbuf, outsize,
+                            position ? &pos : NULL, comm);
+    if (!rc)
+        *position = (int)pos;
+    return rc;
+}
+
+int faro_wide_Unpack(const char *fn, const void *inbuf, MPI_Count insize, MPI_Count *position,
+                     void *outbuf, MPI_Count outcount, MPI_Datatype t, MPI_Comm comm)
+{
+    int rc = pack_args(fn, outcount, t, comm, insize, position);
     if (rc)
         return rc;
-    size_t bytes = (size_t)incount * t->size;
-    if (bytes > (size_t)(outsize - *position))
+    size_t bytes = (size_t)outcount * t->size;
+    if (bytes > (size_t)(insize - *position))
         return faro_err(comm, MPI_ERR_TRUNCATE,
-                        "MPI_Pack: %zu bytes (count %d) do not fit: %d of %d bytes left at "
-                        "position %d (MPI_Pack_size says how much room to allow)",
-                        bytes, incount, outsize - *position, outsize, *position);
-    faro_type_pack(inbuf, (size_t)incount, t, (char *)outbuf + *position);
-    *position += (int)bytes;
+                        "%s: count %lld needs %zu bytes but only %lld of %lld are left at "
+                        "position %lld", fn, (long long)outcount, bytes,
+                        (long long)(insize - *position), (long long)insize,
+                        (long long)*position);
+    faro_type_unpack((const char *)inbuf + *position, bytes, outbuf, t);
+    *position += (MPI_Count)bytes;
     return MPI_SUCCESS;
 }
 
@@ -291,33 +327,41 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype t, void *outbuf, int 
 int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
                 MPI_Datatype t, MPI_Comm comm)
 {
-    int rc = pack_args("MPI_Unpack", outcount, t, comm, insize, position);
+    MPI_Count pos = position ? *position : 0;
+    int rc = faro_wide_Unpack("MPI_Unpack", inbuf, insize, position ? &pos : NULL, outbuf,
+                              outcount, t, comm);
+    if (!rc)
+        *position = (int)pos;
+    return rc;
+}
+
+int faro_wide_Pack_size(const char *fn, MPI_Count incount, MPI_Datatype t, MPI_Comm comm,
+                        MPI_Count *size)
+{
+    MPI_Count pos = 0;
+    int rc = pack_args(fn, incount, t, comm, 0, &pos);
     if (rc)
         return rc;
-    size_t bytes = (size_t)outcount * t->size;
-    if (bytes > (size_t)(insize - *position))
-        return faro_err(comm, MPI_ERR_TRUNCATE,
-                        "MPI_Unpack: count %d needs %zu bytes but only %d of %d are left at "
-                        "position %d", outcount, bytes, insize - *position, insize, *position);
-    faro_type_unpack((const char *)inbuf + *position, bytes, outbuf, t);
-    *position += (int)bytes;
+    if (!size)
+        return faro_err(comm, MPI_ERR_ARG, "%s: size is NULL", fn);
+    if (t->size && (unsigned long long)incount > (unsigned long long)LLONG_MAX / t->size)
+        return faro_err(comm, MPI_ERR_COUNT, "%s: count %lld of %zu-byte elements is more "
+                        "bytes than an MPI_Count holds", fn, (long long)incount, t->size);
+    *size = incount * (MPI_Count)t->size;
     return MPI_SUCCESS;
 }
 
 #pragma weak MPI_Pack_size = PMPI_Pack_size
 int PMPI_Pack_size(int incount, MPI_Datatype t, MPI_Comm comm, int *size)
 {
-    int pos = 0;
-    int rc = pack_args("MPI_Pack_size", incount, t, comm, 0, &pos);
+    MPI_Count bytes = 0;
+    int rc = faro_wide_Pack_size("MPI_Pack_size", incount, t, comm, size ? &bytes : NULL);
     if (rc)
         return rc;
-    if (!size)
-        return faro_err(comm, MPI_ERR_ARG, "MPI_Pack_size: size is NULL");
-    unsigned long long bytes = (unsigned long long)incount * t->size;
     if (bytes > INT_MAX)
         return faro_err(comm, MPI_ERR_COUNT,
-                        "MPI_Pack_size: %llu bytes (count %d) do not fit an int", bytes,
-                        incount);
+                        "MPI_Pack_size: %lld bytes (count %d) do not fit an int "
+                        "(MPI_Pack_size_c returns it)", (long long)bytes, incount);
     *size = (int)bytes;
     return MPI_SUCCESS;
 }

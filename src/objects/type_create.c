@@ -6,10 +6,12 @@
  * without them the bounds are those of the data, and MPI_Type_create_struct
  * pads the extent to the largest alignment of its basic types.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigcount/wide.h"
 #include "objects/type_build.h"
 #include "runtime/thread.h"
 
@@ -32,15 +34,15 @@ static int bad_old(const char *fn, MPI_Datatype t, const char *what)
 #define CHECK_COUNT(fn, n, what)                                                           \
     do {                                                                                   \
         if ((n) < 0)                                                                       \
-            return faro_err(MPI_COMM_NULL, MPI_ERR_COUNT, "%s: %s %d is negative", fn,     \
-                            what, (int)(n));                                               \
+            return faro_err(MPI_COMM_NULL, MPI_ERR_COUNT, "%s: %s %lld is negative", fn,   \
+                            what, (long long)(n));                                         \
     } while (0)
 #define CHECK_BLOCK(fn, n, i)                                                              \
     do {                                                                                   \
         if ((n) < 0)                                                                       \
             return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,                                    \
-                            "%s: blocklength %d (block %d) is negative", fn, (int)(n),     \
-                            (int)(i));                                                     \
+                            "%s: blocklength %lld (block %lld) is negative", fn,           \
+                            (long long)(n), (long long)(i));                               \
     } while (0)
 #define CHECK_ARRAY(fn, count, p, what)                                                    \
     do {                                                                                   \
@@ -69,11 +71,19 @@ static int done(const char *fn, const struct faro_tbuild *b, MPI_Datatype t,
 
 /* ---- constructors ---- */
 
-#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
-int PMPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype)
+/* A constructor's count as MPI_Type_get_contents gives it: one beyond
+ * INT_MAX (from a _c call) is MPI_UNDEFINED, since the int query cannot say
+ * it and MPI_Type_get_contents_c is not built yet. */
+static int contents_int(MPI_Count n)
+{
+    return n >= INT_MIN && n <= INT_MAX ? (int)n : MPI_UNDEFINED;
+}
+
+/* The int call and MPI_Type_contiguous_c (bigcount/wide.h). */
+int faro_wide_Type_contiguous(const char *fn, MPI_Count count, MPI_Datatype old,
+                              MPI_Datatype *newtype)
 {
     FARO_LOCKED;
-    const char *fn = "MPI_Type_contiguous";
     CHECK_COUNT(fn, count, "count");
     CHECK_OLD(fn, old);
     CHECK_OUT(fn, newtype);
@@ -82,14 +92,22 @@ int PMPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype)
     tb_add(&b, old, 0, (size_t)count, old->extent);
     struct faro_type_contents *c = faro_tc_new(MPI_COMBINER_CONTIGUOUS, 1, 0, 1);
     if (c) {
-        c->ints[0] = count;
+        c->ints[0] = contents_int(count);
         c->types[0] = old;
     }
     return done(fn, &b, tb_finish(&b, 0, 0, 0, 0, c), newtype);
 }
 
-static int hvector(const char *fn, int combiner, int count, int blocklength, MPI_Aint stride,
-                   int stride_elems, MPI_Datatype old, MPI_Datatype *newtype)
+#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
+int PMPI_Type_contiguous(int count, MPI_Datatype old, MPI_Datatype *newtype)
+{
+    return faro_wide_Type_contiguous("MPI_Type_contiguous", count, old, newtype);
+}
+
+/* The vector constructors, int and _c (bigcount/wide.h) alike. */
+static int hvector(const char *fn, int combiner, MPI_Count count, MPI_Count blocklength,
+                   MPI_Aint stride, MPI_Count stride_elems, MPI_Datatype old,
+                   MPI_Datatype *newtype)
 {
     CHECK_COUNT(fn, count, "count");
     CHECK_BLOCK(fn, blocklength, 0);
@@ -102,10 +120,10 @@ static int hvector(const char *fn, int combiner, int count, int blocklength, MPI
         faro_tc_new(combiner, combiner == MPI_COMBINER_VECTOR ? 3 : 2,
                     combiner == MPI_COMBINER_VECTOR ? 0 : 1, 1);
     if (c) {
-        c->ints[0] = count;
-        c->ints[1] = blocklength;
+        c->ints[0] = contents_int(count);
+        c->ints[1] = contents_int(blocklength);
         if (combiner == MPI_COMBINER_VECTOR)
-            c->ints[2] = stride_elems;
+            c->ints[2] = contents_int(stride_elems);
         else
             c->aints[0] = stride;
         c->types[0] = old;
@@ -113,78 +131,121 @@ static int hvector(const char *fn, int combiner, int count, int blocklength, MPI
     return done(fn, &b, tb_finish(&b, 0, 0, 0, 0, c), newtype);
 }
 
+int faro_wide_Type_vector(const char *fn, MPI_Count count, MPI_Count blocklength,
+                          MPI_Count stride, MPI_Datatype old, MPI_Datatype *newtype)
+{
+    FARO_LOCKED;
+    if (faro_type_valid(old))
+        return bad_old(fn, old, "oldtype");
+    return hvector(fn, MPI_COMBINER_VECTOR, count, blocklength, (MPI_Aint)stride * old->extent,
+                   stride, old, newtype);
+}
+
 #pragma weak MPI_Type_vector = PMPI_Type_vector
 int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype old,
                      MPI_Datatype *newtype)
 {
+    return faro_wide_Type_vector("MPI_Type_vector", count, blocklength, stride, old, newtype);
+}
+
+int faro_wide_Type_create_hvector(const char *fn, MPI_Count count, MPI_Count blocklength,
+                                  MPI_Count stride, MPI_Datatype old, MPI_Datatype *newtype)
+{
     FARO_LOCKED;
-    if (faro_type_valid(old))
-        return bad_old("MPI_Type_vector", old, "oldtype");
-    return hvector("MPI_Type_vector", MPI_COMBINER_VECTOR, count, blocklength,
-                   (MPI_Aint)stride * old->extent, stride, old, newtype);
+    return hvector(fn, MPI_COMBINER_HVECTOR, count, blocklength, (MPI_Aint)stride, 0, old,
+                   newtype);
 }
 
 #pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
 int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype old,
                              MPI_Datatype *newtype)
 {
-    FARO_LOCKED;
-    return hvector("MPI_Type_create_hvector", MPI_COMBINER_HVECTOR, count, blocklength, stride,
-                   0, old, newtype);
+    return faro_wide_Type_create_hvector("MPI_Type_create_hvector", count, blocklength, stride,
+                                         old, newtype);
 }
 
-/* The four indexed constructors: blocklengths per block or one for all,
- * displacements in elements of old (int) or in bytes (MPI_Aint). */
-static int indexed(const char *fn, int combiner, int count, const int *blocklengths,
-                   int blocklength, const int *idisp, const MPI_Aint *adisp, MPI_Datatype old,
+/* An array of block lengths or displacements as the int call (int, MPI_Aint)
+ * or its _c form (MPI_Count) gives it: one pointer set. */
+struct vals {
+    const int *i;
+    const MPI_Aint *a;
+    const MPI_Count *c;
+};
+static inline int has_vals(struct vals v)
+{
+    return v.i || v.a || v.c;
+}
+static inline MPI_Count val(struct vals v, MPI_Count k)
+{
+    return v.i ? v.i[k] : v.a ? (MPI_Count)v.a[k] : v.c[k];
+}
+
+/* The contents record holds ints: at most this many blocks. */
+#define MAX_BLOCKS ((INT_MAX - 2) / 2)
+#define CHECK_BLOCKS(fn, count)                                                            \
+    do {                                                                                   \
+        if ((count) > MAX_BLOCKS)                                                          \
+            return faro_err(MPI_COMM_NULL, MPI_ERR_UNSUPPORTED_OPERATION,                 \
+                            "%s: count %lld is more blocks than Faro records (%d)", fn,    \
+                            (long long)(count), MAX_BLOCKS);                               \
+    } while (0)
+
+/* The four indexed constructors, int and _c (bigcount/wide.h) alike:
+ * blocklengths per block or one for all, displacements in elements of old
+ * or (disp_bytes) in bytes. */
+static int indexed(const char *fn, int combiner, MPI_Count count, struct vals blocklengths,
+                   MPI_Count blocklength, struct vals disp, int disp_bytes, MPI_Datatype old,
                    MPI_Datatype *newtype)
 {
-    int per_block = blocklengths != NULL || combiner == MPI_COMBINER_INDEXED ||
-                    combiner == MPI_COMBINER_HINDEXED;
+    int per_block = combiner == MPI_COMBINER_INDEXED || combiner == MPI_COMBINER_HINDEXED;
     CHECK_COUNT(fn, count, "count");
+    CHECK_BLOCKS(fn, count);
     if (per_block)
-        CHECK_ARRAY(fn, count, blocklengths, "array_of_blocklengths");
+        CHECK_ARRAY(fn, count, has_vals(blocklengths), "array_of_blocklengths");
     else
         CHECK_BLOCK(fn, blocklength, 0);
-    CHECK_ARRAY(fn, count, idisp || adisp, "array_of_displacements");
+    CHECK_ARRAY(fn, count, has_vals(disp), "array_of_displacements");
     CHECK_OLD(fn, old);
     CHECK_OUT(fn, newtype);
-    for (int i = 0; per_block && i < count; i++)
-        CHECK_BLOCK(fn, blocklengths[i], i);
-    int ni, na;
+    for (MPI_Count i = 0; per_block && i < count; i++)
+        CHECK_BLOCK(fn, val(blocklengths, i), i);
+    int n = (int)count, ni, na;
     switch (combiner) {
-    case MPI_COMBINER_INDEXED: ni = 2 * count + 1, na = 0; break;
-    case MPI_COMBINER_HINDEXED: ni = count + 1, na = count; break;
-    case MPI_COMBINER_INDEXED_BLOCK: ni = count + 2, na = 0; break;
-    default: ni = 2, na = count; break; /* HINDEXED_BLOCK */
+    case MPI_COMBINER_INDEXED: ni = 2 * n + 1, na = 0; break;
+    case MPI_COMBINER_HINDEXED: ni = n + 1, na = n; break;
+    case MPI_COMBINER_INDEXED_BLOCK: ni = n + 2, na = 0; break;
+    default: ni = 2, na = n; break; /* HINDEXED_BLOCK */
     }
     struct faro_tbuild b;
     tb_init(&b);
-    for (int i = 0; i < count; i++) {
-        MPI_Aint d = adisp ? adisp[i] : (MPI_Aint)idisp[i] * old->extent;
-        tb_add(&b, old, d, (size_t)(per_block ? blocklengths[i] : blocklength), old->extent);
+    for (int i = 0; i < n; i++) {
+        MPI_Aint d = disp_bytes ? (MPI_Aint)val(disp, i) : (MPI_Aint)val(disp, i) * old->extent;
+        tb_add(&b, old, d, (size_t)(per_block ? val(blocklengths, i) : blocklength),
+               old->extent);
     }
     struct faro_type_contents *c = faro_tc_new(combiner, ni, na, 1);
-    if (c && count == 0) {
-        c->ints[0] = count;
-        if (!per_block)
-            c->ints[1] = blocklength;
-        c->types[0] = old;
-    } else if (c) {
+    if (c) {
         int *in = c->ints;
-        *in++ = count;
-        if (per_block)
-            memcpy(in, blocklengths, (size_t)count * sizeof *in), in += count;
-        else
-            *in++ = blocklength;
-        if (idisp)
-            memcpy(in, idisp, (size_t)count * sizeof *in);
-        else
-            memcpy(c->aints, adisp, (size_t)count * sizeof *adisp);
+        *in++ = n;
+        if (!per_block)
+            *in++ = contents_int(blocklength);
+        for (int i = 0; per_block && i < n; i++)
+            *in++ = contents_int(val(blocklengths, i));
+        for (int i = 0; i < n; i++) {
+            if (disp_bytes)
+                c->aints[i] = (MPI_Aint)val(disp, i);
+            else
+                *in++ = contents_int(val(disp, i));
+        }
         c->types[0] = old;
     }
     return done(fn, &b, tb_finish(&b, 0, 0, 0, 0, c), newtype);
 }
+
+#define VALS_I(p) ((struct vals){(p), NULL, NULL})
+#define VALS_A(p) ((struct vals){NULL, (p), NULL})
+#define VALS_C(p) ((struct vals){NULL, NULL, (p)})
+#define NO_VALS ((struct vals){NULL, NULL, NULL})
 
 #pragma weak MPI_Type_indexed = PMPI_Type_indexed
 int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
@@ -192,8 +253,19 @@ int PMPI_Type_indexed(int count, const int array_of_blocklengths[],
                       MPI_Datatype *newtype)
 {
     FARO_LOCKED;
-    return indexed("MPI_Type_indexed", MPI_COMBINER_INDEXED, count, array_of_blocklengths, 0,
-                   array_of_displacements, NULL, old, newtype);
+    return indexed("MPI_Type_indexed", MPI_COMBINER_INDEXED, count,
+                   VALS_I(array_of_blocklengths), 0, VALS_I(array_of_displacements), 0, old,
+                   newtype);
+}
+
+int faro_wide_Type_indexed(const char *fn, MPI_Count count,
+                           const MPI_Count array_of_blocklengths[],
+                           const MPI_Count array_of_displacements[], MPI_Datatype old,
+                           MPI_Datatype *newtype)
+{
+    FARO_LOCKED;
+    return indexed(fn, MPI_COMBINER_INDEXED, count, VALS_C(array_of_blocklengths), 0,
+                   VALS_C(array_of_displacements), 0, old, newtype);
 }
 
 #pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
@@ -203,7 +275,18 @@ int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
 {
     FARO_LOCKED;
     return indexed("MPI_Type_create_hindexed", MPI_COMBINER_HINDEXED, count,
-                   array_of_blocklengths, 0, NULL, array_of_displacements, old, newtype);
+                   VALS_I(array_of_blocklengths), 0, VALS_A(array_of_displacements), 1, old,
+                   newtype);
+}
+
+int faro_wide_Type_create_hindexed(const char *fn, MPI_Count count,
+                                   const MPI_Count array_of_blocklengths[],
+                                   const MPI_Count array_of_displacements[], MPI_Datatype old,
+                                   MPI_Datatype *newtype)
+{
+    FARO_LOCKED;
+    return indexed(fn, MPI_COMBINER_HINDEXED, count, VALS_C(array_of_blocklengths), 0,
+                   VALS_C(array_of_displacements), 1, old, newtype);
 }
 
 #pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
@@ -211,8 +294,17 @@ int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_o
                                    MPI_Datatype old, MPI_Datatype *newtype)
 {
     FARO_LOCKED;
-    return indexed("MPI_Type_create_indexed_block", MPI_COMBINER_INDEXED_BLOCK, count, NULL,
-                   blocklength, array_of_displacements, NULL, old, newtype);
+    return indexed("MPI_Type_create_indexed_block", MPI_COMBINER_INDEXED_BLOCK, count, NO_VALS,
+                   blocklength, VALS_I(array_of_displacements), 0, old, newtype);
+}
+
+int faro_wide_Type_create_indexed_block(const char *fn, MPI_Count count, MPI_Count blocklength,
+                                        const MPI_Count array_of_displacements[],
+                                        MPI_Datatype old, MPI_Datatype *newtype)
+{
+    FARO_LOCKED;
+    return indexed(fn, MPI_COMBINER_INDEXED_BLOCK, count, NO_VALS, blocklength,
+                   VALS_C(array_of_displacements), 0, old, newtype);
 }
 
 #pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
@@ -221,24 +313,33 @@ int PMPI_Type_create_hindexed_block(int count, int blocklength,
                                     MPI_Datatype *newtype)
 {
     FARO_LOCKED;
-    return indexed("MPI_Type_create_hindexed_block", MPI_COMBINER_HINDEXED_BLOCK, count, NULL,
-                   blocklength, NULL, array_of_displacements, old, newtype);
+    return indexed("MPI_Type_create_hindexed_block", MPI_COMBINER_HINDEXED_BLOCK, count,
+                   NO_VALS, blocklength, VALS_A(array_of_displacements), 1, old, newtype);
 }
 
-#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
-int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
-                            const MPI_Aint array_of_displacements[],
-                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+int faro_wide_Type_create_hindexed_block(const char *fn, MPI_Count count, MPI_Count blocklength,
+                                         const MPI_Count array_of_displacements[],
+                                         MPI_Datatype old, MPI_Datatype *newtype)
 {
     FARO_LOCKED;
-    const char *fn = "MPI_Type_create_struct";
+    return indexed(fn, MPI_COMBINER_HINDEXED_BLOCK, count, NO_VALS, blocklength,
+                   VALS_C(array_of_displacements), 1, old, newtype);
+}
+
+/* MPI_Type_create_struct and its _c form. */
+static int create_struct(const char *fn, MPI_Count count, struct vals blocklengths,
+                         struct vals displacements, const MPI_Datatype array_of_types[],
+                         MPI_Datatype *newtype)
+{
     CHECK_COUNT(fn, count, "count");
-    CHECK_ARRAY(fn, count, array_of_blocklengths, "array_of_blocklengths");
-    CHECK_ARRAY(fn, count, array_of_displacements, "array_of_displacements");
+    CHECK_BLOCKS(fn, count);
+    CHECK_ARRAY(fn, count, has_vals(blocklengths), "array_of_blocklengths");
+    CHECK_ARRAY(fn, count, has_vals(displacements), "array_of_displacements");
     CHECK_ARRAY(fn, count, array_of_types, "array_of_types");
     CHECK_OUT(fn, newtype);
-    for (int i = 0; i < count; i++) {
-        CHECK_BLOCK(fn, array_of_blocklengths[i], i);
+    int n = (int)count;
+    for (int i = 0; i < n; i++) {
+        CHECK_BLOCK(fn, val(blocklengths, i), i);
         if (faro_type_valid(array_of_types[i])) {
             char what[48];
             snprintf(what, sizeof what, "array_of_types[%d]", i);
@@ -247,18 +348,40 @@ int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
     }
     struct faro_tbuild b;
     tb_init(&b);
-    for (int i = 0; i < count; i++)
-        tb_add(&b, array_of_types[i], array_of_displacements[i],
-               (size_t)array_of_blocklengths[i], array_of_types[i]->extent);
-    struct faro_type_contents *c = faro_tc_new(MPI_COMBINER_STRUCT, count + 1, count, count);
-    if (c)
-        c->ints[0] = count;
-    if (c && count > 0) {
-        memcpy(c->ints + 1, array_of_blocklengths, (size_t)count * sizeof(int));
-        memcpy(c->aints, array_of_displacements, (size_t)count * sizeof(MPI_Aint));
-        memcpy(c->types, array_of_types, (size_t)count * sizeof(MPI_Datatype));
+    for (int i = 0; i < n; i++)
+        tb_add(&b, array_of_types[i], (MPI_Aint)val(displacements, i),
+               (size_t)val(blocklengths, i), array_of_types[i]->extent);
+    struct faro_type_contents *c = faro_tc_new(MPI_COMBINER_STRUCT, n + 1, n, n);
+    if (c) {
+        c->ints[0] = n;
+        for (int i = 0; i < n; i++) {
+            c->ints[1 + i] = contents_int(val(blocklengths, i));
+            c->aints[i] = (MPI_Aint)val(displacements, i);
+        }
+        if (n > 0)
+            memcpy(c->types, array_of_types, (size_t)n * sizeof(MPI_Datatype));
     }
     return done(fn, &b, tb_finish(&b, 1, 0, 0, 0, c), newtype);
+}
+
+#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
+int PMPI_Type_create_struct(int count, const int array_of_blocklengths[],
+                            const MPI_Aint array_of_displacements[],
+                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    FARO_LOCKED;
+    return create_struct("MPI_Type_create_struct", count, VALS_I(array_of_blocklengths),
+                         VALS_A(array_of_displacements), array_of_types, newtype);
+}
+
+int faro_wide_Type_create_struct(const char *fn, MPI_Count count,
+                                 const MPI_Count array_of_blocklengths[],
+                                 const MPI_Count array_of_displacements[],
+                                 const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+{
+    FARO_LOCKED;
+    return create_struct(fn, count, VALS_C(array_of_blocklengths),
+                         VALS_C(array_of_displacements), array_of_types, newtype);
 }
 
 #pragma weak MPI_Type_create_resized = PMPI_Type_create_resized

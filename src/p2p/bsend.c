@@ -5,9 +5,11 @@
  * The user's request completes at once; the block is freed when the internal
  * send completes. Blocks are kept in address order and placed first-fit.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bigcount/wide.h"
 #include "p2p/pt2pt.h"
 
 struct block {
@@ -92,37 +94,55 @@ int faro_bsend_start(struct faro_request *user)
     return faro_send_start(r);
 }
 
-#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
-int PMPI_Buffer_attach(void *buffer, int size)
+/* The int calls and their _c forms (bigcount/wide.h): the buffer's size is
+ * a size_t inside. */
+int faro_wide_Buffer_attach(const char *fn, void *buffer, MPI_Count size)
 {
     FARO_LOCKED;
     if (bb.base)
         return faro_err(MPI_COMM_NULL, MPI_ERR_BUFFER,
-                        "MPI_Buffer_attach: a buffer is already attached; detach it first");
+                        "%s: a buffer is already attached; detach it first", fn);
     if (size < 0 || (!buffer && size > 0))
-        return faro_err(MPI_COMM_NULL, MPI_ERR_BUFFER,
-                        "MPI_Buffer_attach: invalid buffer (%p) or size (%d)", buffer, size);
+        return faro_err(MPI_COMM_NULL, MPI_ERR_BUFFER, "%s: invalid buffer (%p) or size (%lld)",
+                        fn, buffer, (long long)size);
     bb.base = buffer;
     bb.size = (size_t)size;
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
+#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
+int PMPI_Buffer_attach(void *buffer, int size)
+{
+    return faro_wide_Buffer_attach("MPI_Buffer_attach", buffer, size);
+}
+
+int faro_wide_Buffer_detach(const char *fn, void *buffer_addr, MPI_Count *size)
 {
     if (!buffer_addr || !size)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Buffer_detach: %s pointer is NULL",
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: %s pointer is NULL", fn,
                         buffer_addr ? "size" : "buffer_addr");
     FARO_LOCKED;
     if (bb.active) { /* detach blocks until buffered sends are out */
-        struct faro_wait w = {.fn = "MPI_Buffer_detach"};
+        struct faro_wait w = {.fn = fn};
         faro_wait_begin(&w);
         FARO_WAIT_UNTIL(bb.active == 0);
         faro_wait_end(&w);
     }
     *(void **)buffer_addr = bb.base;
-    *size = (int)bb.size;
+    *size = (MPI_Count)bb.size;
     bb.base = NULL;
     bb.size = 0;
     return MPI_SUCCESS;
+}
+
+/* A buffer attached by MPI_Buffer_attach_c may be larger than an int: its
+ * size comes back as MPI_UNDEFINED. */
+#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+int PMPI_Buffer_detach(void *buffer_addr, int *size)
+{
+    MPI_Count n = 0;
+    int rc = faro_wide_Buffer_detach("MPI_Buffer_detach", buffer_addr, size ? &n : NULL);
+    if (!rc)
+        *size = n > INT_MAX ? MPI_UNDEFINED : (int)n;
+    return rc;
 }

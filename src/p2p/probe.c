@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "bigcount/wide.h"
 #include "p2p/pt2pt.h"
 
 struct faro_message {
@@ -121,20 +122,20 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
     return probe("MPI_Mprobe", source, tag, comm, 1, 1, &flag, message, status);
 }
 
-#pragma weak MPI_Imrecv = PMPI_Imrecv
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
-                MPI_Request *request)
+/* MPI_Imrecv and MPI_Imrecv_c (bigcount/wide.h) */
+int faro_wide_Imrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype type,
+                     MPI_Message *message, MPI_Request *request)
 {
     FARO_LOCKED;
     if (!message || !request)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Imrecv: %s pointer is NULL",
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: %s pointer is NULL", fn,
                         message ? "request" : "message");
     if (*message == MPI_MESSAGE_NULL)
         return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST,
-                        "MPI_Imrecv: message is MPI_MESSAGE_NULL (already received?)");
+                        "%s: message is MPI_MESSAGE_NULL (already received?)", fn);
     struct faro_request *r;
     if (*message == MPI_MESSAGE_NO_PROC) {
-        int rc = faro_post("MPI_Imrecv", FARO_REQ_RECV, 0, buf, count, type, MPI_PROC_NULL, 0,
+        int rc = faro_post(fn, FARO_REQ_RECV, 0, buf, count, type, MPI_PROC_NULL, 0,
                            MPI_COMM_SELF, 0, &r);
         if (rc == MPI_SUCCESS) {
             *message = MPI_MESSAGE_NULL;
@@ -143,13 +144,12 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
         return rc;
     }
     struct faro_message *m = *message;
-    int rc = faro_check_p2p("MPI_Imrecv", m->comm, buf, count, &type, MPI_ANY_SOURCE,
-                            MPI_ANY_TAG, 1);
+    int rc = faro_check_p2p(fn, m->comm, buf, count, &type, MPI_ANY_SOURCE, MPI_ANY_TAG, 1);
     if (rc)
         return rc;
     r = faro_req_alloc(FARO_REQ_RECV, m->comm);
     if (!r)
-        return faro_err(m->comm, MPI_ERR_NO_MEM, "MPI_Imrecv: out of memory");
+        return faro_err(m->comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     r->ubuf = buf;
     r->count = count;
     r->type = type;
@@ -167,16 +167,29 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
     return MPI_SUCCESS;
 }
 
+#pragma weak MPI_Imrecv = PMPI_Imrecv
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
+                MPI_Request *request)
+{
+    return faro_wide_Imrecv("MPI_Imrecv", buf, count, type, message, request);
+}
+
+int faro_wide_Mrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype type,
+                    MPI_Message *message, MPI_Status *status)
+{
+    if (!message)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: message pointer is NULL", fn);
+    FARO_LOCKED;
+    MPI_Request r;
+    int rc = faro_wide_Imrecv(fn, buf, count, type, message, &r);
+    if (rc)
+        return rc;
+    return faro_wait_release(fn, r, status);
+}
+
 #pragma weak MPI_Mrecv = PMPI_Mrecv
 int PMPI_Mrecv(void *buf, int count, MPI_Datatype type, MPI_Message *message,
                MPI_Status *status)
 {
-    if (!message)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "MPI_Mrecv: message pointer is NULL");
-    FARO_LOCKED;
-    MPI_Request r;
-    int rc = PMPI_Imrecv(buf, count, type, message, &r);
-    if (rc)
-        return rc;
-    return faro_wait_release("MPI_Mrecv", r, status);
+    return faro_wide_Mrecv("MPI_Mrecv", buf, count, type, message, status);
 }

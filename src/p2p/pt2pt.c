@@ -8,6 +8,7 @@
 
 #include "p2p/pt2pt.h"
 #include "p2p/request.h"
+#include "bigcount/wide.h"
 
 /* A collective's own post may name a type the program freed meanwhile
  * (MPI_Type_free during a nonblocking collective is legal): the schedule
@@ -20,7 +21,7 @@ static int internal_type_alive(MPI_Datatype t)
 /* The common case of check_args, inline: a user's call whose arguments are
  * all fine (a buffer of NULL or MPI_IN_PLACE is left to check_args, which
  * knows when that is allowed). */
-static inline int args_fine(MPI_Comm comm, const void *buf, int count, MPI_Datatype type,
+static inline int args_fine(MPI_Comm comm, const void *buf, MPI_Count count, MPI_Datatype type,
                             int rank, int tag, int is_recv)
 {
     return faro.initialized && !faro.finalized && faro_comm_check(comm) == 0 && count >= 0 &&
@@ -31,7 +32,7 @@ static inline int args_fine(MPI_Comm comm, const void *buf, int count, MPI_Datat
 }
 
 /* *type may change: MPI_DATATYPE_NULL with count 0 is an empty message of MPI_BYTE. */
-__attribute__((noinline)) static int check_args_slow(const char *fn, MPI_Comm comm, const void *buf, int count,
+__attribute__((noinline)) static int check_args_slow(const char *fn, MPI_Comm comm, const void *buf, MPI_Count count,
                            MPI_Datatype *typep, int rank, int tag, int is_recv, int internal)
 {
     MPI_Datatype type = *typep;
@@ -41,13 +42,14 @@ __attribute__((noinline)) static int check_args_slow(const char *fn, MPI_Comm co
     if (internal ? !faro_comm_alive(comm) : faro_comm_check(comm) != 0)
         return faro_comm_bad(fn, comm);
     if (count < 0)
-        return faro_err(comm, MPI_ERR_COUNT, "%s: count %d is negative", fn, count);
+        return faro_err(comm, MPI_ERR_COUNT, "%s: count %lld is negative", fn, (long long)count);
     if (internal ? !internal_type_alive(type) : faro_type_check(type) != 0) {
         if (type != MPI_DATATYPE_NULL)
             return faro_type_bad(fn, comm, type);
         if (count > 0)
             return faro_err(comm, MPI_ERR_TYPE, "%s: datatype is MPI_DATATYPE_NULL with count "
-                            "%d (a null datatype is accepted only with count 0)", fn, count);
+                            "%lld (a null datatype is accepted only with count 0)", fn,
+                            (long long)count);
         *typep = type = MPI_BYTE; /* count 0: an empty message, as MPICH accepts */
     }
     if (__builtin_expect((uintptr_t)buf <= (uintptr_t)MPI_IN_PLACE, 0)) { /* NULL or IN_PLACE */
@@ -55,8 +57,8 @@ __attribute__((noinline)) static int check_args_slow(const char *fn, MPI_Comm co
             return faro_err(comm, MPI_ERR_BUFFER, "%s: the buffer is MPI_IN_PLACE, which only "
                             "collectives take", fn);
         if (count > 0 && type->size > 0 && type->predefined)
-            return faro_err(comm, MPI_ERR_BUFFER, "%s: buffer is NULL but count is %d", fn,
-                            count);
+            return faro_err(comm, MPI_ERR_BUFFER, "%s: buffer is NULL but count is %lld", fn,
+                            (long long)count);
     }
     int n = faro_comm_peer_size(comm); /* an intercommunicator's ranks name its remote group */
     int ok_rank = (rank >= 0 && rank < n) || rank == MPI_PROC_NULL ||
@@ -76,7 +78,7 @@ __attribute__((noinline)) static int check_args_slow(const char *fn, MPI_Comm co
 /* Forced inline: left to itself, the compiler calls it, and saving and
  * restoring registers for nine arguments cost more than the checks. */
 __attribute__((always_inline)) static inline int
-check_args(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Datatype *typep,
+check_args(const char *fn, MPI_Comm comm, const void *buf, MPI_Count count, MPI_Datatype *typep,
            int rank, int tag, int is_recv, int internal)
 {
     if (__builtin_expect(!internal && args_fine(comm, buf, count, *typep, rank, tag, is_recv), 1))
@@ -84,7 +86,7 @@ check_args(const char *fn, MPI_Comm comm, const void *buf, int count, MPI_Dataty
     return check_args_slow(fn, comm, buf, count, typep, rank, tag, is_recv, internal);
 }
 
-int faro_check_p2p(const char *fn, MPI_Comm comm, const void *buf, int count,
+int faro_check_p2p(const char *fn, MPI_Comm comm, const void *buf, MPI_Count count,
                    MPI_Datatype *type, int rank, int tag, int is_recv)
 {
     return check_args(fn, comm, buf, count, type, rank, tag, is_recv, 0);
@@ -160,7 +162,7 @@ int faro_req_start(struct faro_request *r)
 }
 
 /* The arguments of a post (faro_post's flags); *type as check_args leaves it. */
-static inline int post_check(const char *fn, int kind, const void *buf, int count,
+static inline int post_check(const char *fn, int kind, const void *buf, MPI_Count count,
                              MPI_Datatype *type, int rank, int tag, MPI_Comm comm, int flags)
 {
     int check_tag = tag;
@@ -175,7 +177,7 @@ static inline int post_check(const char *fn, int kind, const void *buf, int coun
 }
 
 /* faro_post once the arguments are checked. */
-static int post_checked(const char *fn, int kind, int mode, const void *buf, int count,
+static int post_checked(const char *fn, int kind, int mode, const void *buf, MPI_Count count,
                         MPI_Datatype type, int rank, int tag, MPI_Comm comm, int flags,
                         struct faro_request **out)
 {
@@ -207,7 +209,7 @@ static int post_checked(const char *fn, int kind, int mode, const void *buf, int
     return rc;
 }
 
-int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
+int faro_post(const char *fn, int kind, int mode, const void *buf, MPI_Count count,
               MPI_Datatype type, int rank, int tag, MPI_Comm comm, int flags,
               struct faro_request **out)
 {
@@ -219,7 +221,7 @@ int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
 
 /* Inline in each entry point, where kind and mode are constants. */
 __attribute__((always_inline)) static inline int
-blocking(const char *fn, int kind, int mode, const void *buf, int count, MPI_Datatype type,
+blocking(const char *fn, int kind, int mode, const void *buf, MPI_Count count, MPI_Datatype type,
          int rank, int tag, MPI_Comm comm, MPI_Status *st, int flags)
 {
     struct faro_request *r = NULL;
@@ -236,49 +238,62 @@ blocking(const char *fn, int kind, int mode, const void *buf, int count, MPI_Dat
     return faro_wait_release(fn, r, st);
 }
 
-#pragma weak MPI_Send = PMPI_Send
-int PMPI_Send(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
-{
-    FARO_LOCKED;
-    return blocking("MPI_Send", FARO_REQ_SEND, FARO_MODE_STANDARD, buf, count, type, dest, tag,
-                    comm, MPI_STATUS_IGNORE, 0);
-}
+/* Each call twice: MPI_<Name> on int counts, and faro_wide_<Name> on
+ * MPI_Count, which the generated MPI_<Name>_c calls (bigcount/wide.h). Both
+ * are the same inline code on one wide path; the int one keeps its call's
+ * name as a constant. */
+#define FARO_STR(x) #x
+#define WEAK(NAME) _Pragma(FARO_STR(weak MPI_##NAME = PMPI_##NAME))
 
-#pragma weak MPI_Ssend = PMPI_Ssend
-int PMPI_Ssend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
-{
-    FARO_LOCKED;
-    return blocking("MPI_Ssend", FARO_REQ_SEND, FARO_MODE_SYNC, buf, count, type, dest, tag,
-                    comm, MPI_STATUS_IGNORE, 0);
-}
+#define BLOCKING_SEND(NAME, MODE)                                                             \
+    __attribute__((always_inline)) static inline int NAME##_body(                              \
+        const char *fn, const void *buf, MPI_Count count,                                     \
+                                  MPI_Datatype type, int dest, int tag, MPI_Comm comm)        \
+    {                                                                                         \
+        FARO_LOCKED;                                                                          \
+        return blocking(fn, FARO_REQ_SEND, MODE, buf, count, type, dest, tag, comm,           \
+                        MPI_STATUS_IGNORE, 0);                                                \
+    }                                                                                         \
+    WEAK(NAME)                                                                                \
+    int PMPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,         \
+                    MPI_Comm comm)                                                            \
+    {                                                                                         \
+        return NAME##_body("MPI_" #NAME, buf, count, type, dest, tag, comm);                  \
+    }                                                                                         \
+    int faro_wide_##NAME(const char *fn, const void *buf, MPI_Count count, MPI_Datatype type, \
+                         int dest, int tag, MPI_Comm comm)                                    \
+    {                                                                                         \
+        return NAME##_body(fn, buf, count, type, dest, tag, comm);                            \
+    }
 
+BLOCKING_SEND(Send, FARO_MODE_STANDARD)
+BLOCKING_SEND(Ssend, FARO_MODE_SYNC)
 /* A ready send may assume the receive is posted; the standard protocol is
  * always correct for it. */
-#pragma weak MPI_Rsend = PMPI_Rsend
-int PMPI_Rsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
-{
-    FARO_LOCKED;
-    return blocking("MPI_Rsend", FARO_REQ_SEND, FARO_MODE_READY, buf, count, type, dest, tag,
-                    comm, MPI_STATUS_IGNORE, 0);
-}
+BLOCKING_SEND(Rsend, FARO_MODE_READY)
+BLOCKING_SEND(Bsend, FARO_MODE_BUFFERED)
 
-#pragma weak MPI_Bsend = PMPI_Bsend
-int PMPI_Bsend(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+__attribute__((always_inline)) static inline int recv_body(const char *fn, void *buf, MPI_Count count, MPI_Datatype type,
+                            int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     FARO_LOCKED;
-    return blocking("MPI_Bsend", FARO_REQ_SEND, FARO_MODE_BUFFERED, buf, count, type, dest, tag,
-                    comm, MPI_STATUS_IGNORE, 0);
+    return blocking(fn, FARO_REQ_RECV, 0, buf, count, type, source, tag, comm, status, 0);
 }
 
 #pragma weak MPI_Recv = PMPI_Recv
 int PMPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
               MPI_Status *status)
 {
-    FARO_LOCKED;
-    return blocking("MPI_Recv", FARO_REQ_RECV, 0, buf, count, type, source, tag, comm, status, 0);
+    return recv_body("MPI_Recv", buf, count, type, source, tag, comm, status);
 }
 
-/* ---- nonblocking ---- */
+int faro_wide_Recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype type, int source,
+                   int tag, MPI_Comm comm, MPI_Status *status)
+{
+    return recv_body(fn, buf, count, type, source, tag, comm, status);
+}
+
+/* ---- nonblocking and persistent ---- */
 
 /* The request argument of a nonblocking or persistent call is NULL. */
 static int no_request(const char *fn, MPI_Comm comm)
@@ -287,80 +302,72 @@ static int no_request(const char *fn, MPI_Comm comm)
                     "%s: request pointer is NULL", fn);
 }
 
-#define NONBLOCKING_SEND(NAME, MODE)                                                          \
-    _Pragma(FARO_STR(weak MPI_##NAME = PMPI_##NAME))                                          \
+static int post_request(const char *fn, int kind, int mode, const void *buf, MPI_Count count,
+                        MPI_Datatype type, int rank, int tag, MPI_Comm comm, int flags,
+                        MPI_Request *request)
+{
+    if (!request)
+        return no_request(fn, comm);
+    FARO_LOCKED;
+    return faro_post(fn, kind, mode, buf, count, type, rank, tag, comm, flags, request);
+}
+
+/* FLAGS: 0 (nonblocking) or FARO_POST_PERSISTENT */
+#define POSTED_SEND(NAME, MODE, FLAGS)                                                        \
+    WEAK(NAME)                                                                                \
     int PMPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,         \
                     MPI_Comm comm, MPI_Request *request)                                      \
     {                                                                                         \
-        if (!request)                                                                         \
-            return no_request("MPI_" #NAME, comm);                                            \
-        FARO_LOCKED;                                                                          \
-        return faro_post("MPI_" #NAME, FARO_REQ_SEND, MODE, buf, count, type, dest, tag,      \
-                         comm, 0, request);                                                   \
+        return post_request("MPI_" #NAME, FARO_REQ_SEND, MODE, buf, count, type, dest, tag,   \
+                            comm, FLAGS, request);                                            \
+    }                                                                                         \
+    int faro_wide_##NAME(const char *fn, const void *buf, MPI_Count count, MPI_Datatype type, \
+                         int dest, int tag, MPI_Comm comm, MPI_Request *request)              \
+    {                                                                                         \
+        return post_request(fn, FARO_REQ_SEND, MODE, buf, count, type, dest, tag, comm,       \
+                            FLAGS, request);                                                  \
     }
-#define FARO_STR(x) #x
-
-NONBLOCKING_SEND(Isend, FARO_MODE_STANDARD)
-NONBLOCKING_SEND(Issend, FARO_MODE_SYNC)
-NONBLOCKING_SEND(Irsend, FARO_MODE_READY)
-NONBLOCKING_SEND(Ibsend, FARO_MODE_BUFFERED)
-
-#pragma weak MPI_Irecv = PMPI_Irecv
-int PMPI_Irecv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-               MPI_Request *request)
-{
-    if (!request)
-        return no_request("MPI_Irecv", comm);
-    FARO_LOCKED;
-    return faro_post("MPI_Irecv", FARO_REQ_RECV, 0, buf, count, type, source, tag, comm, 0,
-                     request);
-}
-
-/* ---- persistent ---- */
-
-#define PERSISTENT_SEND(NAME, MODE)                                                           \
-    _Pragma(FARO_STR(weak MPI_##NAME = PMPI_##NAME))                                          \
-    int PMPI_##NAME(const void *buf, int count, MPI_Datatype type, int dest, int tag,         \
+#define POSTED_RECV(NAME, FLAGS)                                                              \
+    WEAK(NAME)                                                                                \
+    int PMPI_##NAME(void *buf, int count, MPI_Datatype type, int source, int tag,             \
                     MPI_Comm comm, MPI_Request *request)                                      \
     {                                                                                         \
-        if (!request)                                                                         \
-            return no_request("MPI_" #NAME, comm);                                            \
-        FARO_LOCKED;                                                                          \
-        return faro_post("MPI_" #NAME, FARO_REQ_SEND, MODE, buf, count, type, dest, tag,      \
-                         comm, 1, request);                                                   \
+        return post_request("MPI_" #NAME, FARO_REQ_RECV, 0, buf, count, type, source, tag,    \
+                            comm, FLAGS, request);                                            \
+    }                                                                                         \
+    int faro_wide_##NAME(const char *fn, void *buf, MPI_Count count, MPI_Datatype type,       \
+                         int source, int tag, MPI_Comm comm, MPI_Request *request)            \
+    {                                                                                         \
+        return post_request(fn, FARO_REQ_RECV, 0, buf, count, type, source, tag, comm,        \
+                            FLAGS, request);                                                  \
     }
 
-PERSISTENT_SEND(Send_init, FARO_MODE_STANDARD)
-PERSISTENT_SEND(Ssend_init, FARO_MODE_SYNC)
-PERSISTENT_SEND(Rsend_init, FARO_MODE_READY)
-PERSISTENT_SEND(Bsend_init, FARO_MODE_BUFFERED)
-
-#pragma weak MPI_Recv_init = PMPI_Recv_init
-int PMPI_Recv_init(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-                   MPI_Request *request)
-{
-    if (!request)
-        return no_request("MPI_Recv_init", comm);
-    FARO_LOCKED;
-    return faro_post("MPI_Recv_init", FARO_REQ_RECV, 0, buf, count, type, source, tag, comm, 1,
-                     request);
-}
+POSTED_SEND(Isend, FARO_MODE_STANDARD, 0)
+POSTED_SEND(Issend, FARO_MODE_SYNC, 0)
+POSTED_SEND(Irsend, FARO_MODE_READY, 0)
+POSTED_SEND(Ibsend, FARO_MODE_BUFFERED, 0)
+POSTED_RECV(Irecv, 0)
+POSTED_SEND(Send_init, FARO_MODE_STANDARD, FARO_POST_PERSISTENT)
+POSTED_SEND(Ssend_init, FARO_MODE_SYNC, FARO_POST_PERSISTENT)
+POSTED_SEND(Rsend_init, FARO_MODE_READY, FARO_POST_PERSISTENT)
+POSTED_SEND(Bsend_init, FARO_MODE_BUFFERED, FARO_POST_PERSISTENT)
+POSTED_RECV(Recv_init, FARO_POST_PERSISTENT)
 
 /* ---- combined ---- */
 
-#pragma weak MPI_Sendrecv = PMPI_Sendrecv
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-                  int recvtag, MPI_Comm comm, MPI_Status *status)
+int faro_wide_Sendrecv(const char *fn, const void *sendbuf, MPI_Count sendcount,
+                       MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf,
+                       MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                       MPI_Comm comm, MPI_Status *status)
 {
     FARO_LOCKED;
     struct faro_request *rr = NULL, *sr = NULL;
-    int rc = faro_post("MPI_Sendrecv", FARO_REQ_RECV, 0, recvbuf, recvcount, recvtype, source,
-                       recvtag, comm, 0, &rr);
+    int rc = faro_post(fn, FARO_REQ_RECV, 0, recvbuf, recvcount, recvtype, source, recvtag, comm,
+                       0, &rr);
     if (rc)
         return rc;
-    rc = faro_post("MPI_Sendrecv", FARO_REQ_SEND, FARO_MODE_STANDARD, sendbuf, sendcount,
-                   sendtype, dest, sendtag, comm, 0, &sr);
+    rc = faro_post(fn, FARO_REQ_SEND, FARO_MODE_STANDARD, sendbuf, sendcount, sendtype, dest,
+                   sendtag, comm, 0, &sr);
     if (rc) {
         PMPI_Cancel(&rr);
         FARO_WAIT_UNTIL(rr->complete);
@@ -368,35 +375,50 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
         return rc;
     }
     struct faro_request *both[2] = {rr, sr};
-    faro_wait_reqs("MPI_Sendrecv", both, 2, 0);
+    faro_wait_reqs(fn, both, 2, 0);
     faro_req_release(sr);
-    return faro_wait_release("MPI_Sendrecv", rr, status);
+    return faro_wait_release(fn, rr, status);
+}
+
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
+                  int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
+                  int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    return faro_wide_Sendrecv("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, sendtag,
+                              recvbuf, recvcount, recvtype, source, recvtag, comm, status);
+}
+
+int faro_wide_Sendrecv_replace(const char *fn, void *buf, MPI_Count count, MPI_Datatype type,
+                               int dest, int sendtag, int source, int recvtag, MPI_Comm comm,
+                               MPI_Status *status)
+{
+    FARO_LOCKED;
+    int rc = faro_check_p2p(fn, comm, buf, count, &type, dest, sendtag, 0);
+    if (rc)
+        return rc;
+    size_t bytes = (size_t)count * type->size;
+    void *copy = malloc(bytes ? bytes : 1);
+    if (!copy)
+        return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory (%zu bytes)", fn, bytes);
+    faro_type_pack(buf, (size_t)count, type, copy);
+    rc = faro_wide_Sendrecv(fn, copy, (MPI_Count)bytes, MPI_BYTE, dest, sendtag, buf, count,
+                            type, source, recvtag, comm, status);
+    free(copy);
+    return rc;
 }
 
 #pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
 int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype type, int dest, int sendtag,
                           int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    FARO_LOCKED;
-    int rc = faro_check_p2p("MPI_Sendrecv_replace", comm, buf, count, &type, dest, sendtag, 0);
-    if (rc)
-        return rc;
-    size_t bytes = (size_t)count * type->size;
-    void *copy = malloc(bytes ? bytes : 1);
-    if (!copy)
-        return faro_err(comm, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace: out of memory (%zu bytes)",
-                        bytes);
-    faro_type_pack(buf, (size_t)count, type, copy);
-    MPI_Datatype packed = MPI_BYTE;
-    rc = PMPI_Sendrecv(copy, (int)bytes, packed, dest, sendtag, buf, count, type, source,
-                       recvtag, comm, status);
-    free(copy);
-    return rc;
+    return faro_wide_Sendrecv_replace("MPI_Sendrecv_replace", buf, count, type, dest, sendtag,
+                                      source, recvtag, comm, status);
 }
 
 /* ---- collectives' point-to-point (internal tags) ---- */
 
-int faro_coll_isend(const char *fn, const void *buf, int count, MPI_Datatype type, int dest,
+int faro_coll_isend(const char *fn, const void *buf, MPI_Count count, MPI_Datatype type, int dest,
                     int tag, MPI_Comm comm, MPI_Request *req)
 {
     FARO_LOCKED;
@@ -404,7 +426,7 @@ int faro_coll_isend(const char *fn, const void *buf, int count, MPI_Datatype typ
                      FARO_POST_INTERNAL, req);
 }
 
-int faro_coll_irecv(const char *fn, void *buf, int count, MPI_Datatype type, int source,
+int faro_coll_irecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype type, int source,
                     int tag, MPI_Comm comm, MPI_Request *req)
 {
     FARO_LOCKED;
@@ -412,7 +434,7 @@ int faro_coll_irecv(const char *fn, void *buf, int count, MPI_Datatype type, int
                      FARO_POST_INTERNAL, req);
 }
 
-int faro_coll_send(const char *fn, const void *buf, int count, MPI_Datatype type, int dest,
+int faro_coll_send(const char *fn, const void *buf, MPI_Count count, MPI_Datatype type, int dest,
                    int tag, MPI_Comm comm)
 {
     FARO_LOCKED;
@@ -420,7 +442,7 @@ int faro_coll_send(const char *fn, const void *buf, int count, MPI_Datatype type
                     MPI_STATUS_IGNORE, FARO_POST_INTERNAL);
 }
 
-int faro_coll_recv(const char *fn, void *buf, int count, MPI_Datatype type, int source,
+int faro_coll_recv(const char *fn, void *buf, MPI_Count count, MPI_Datatype type, int source,
                    int tag, MPI_Comm comm, MPI_Status *status)
 {
     FARO_LOCKED;
@@ -428,7 +450,7 @@ int faro_coll_recv(const char *fn, void *buf, int count, MPI_Datatype type, int 
                     FARO_POST_INTERNAL);
 }
 
-int faro_coll_sendrecv(const char *fn, const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+int faro_coll_sendrecv(const char *fn, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
                        int dest, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
                        int tag, MPI_Comm comm, MPI_Status *status)
 {

@@ -8,10 +8,10 @@
 
 /* Checks a point-to-point call's arguments; MPI_DATATYPE_NULL with count 0
  * comes back as MPI_BYTE in *type (an empty message). */
-int faro_check_p2p(const char *fn, MPI_Comm comm, const void *buf, int count,
+int faro_check_p2p(const char *fn, MPI_Comm comm, const void *buf, MPI_Count count,
                    MPI_Datatype *type, int rank, int tag, int is_recv);
 enum { FARO_POST_PERSISTENT = 1, FARO_POST_INTERNAL = 2 /* collective tag, unchecked */ };
-int faro_post(const char *fn, int kind, int mode, const void *buf, int count,
+int faro_post(const char *fn, int kind, int mode, const void *buf, MPI_Count count,
               MPI_Datatype type, int rank, int tag, MPI_Comm comm, int flags,
               struct faro_request **out);
 int faro_req_start(struct faro_request *r);

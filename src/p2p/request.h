@@ -36,7 +36,7 @@ struct faro_request {
 
     /* what the user gave */
     void *ubuf;
-    int count;
+    MPI_Count count;       /* the int calls' counts too: one wide path */
     MPI_Datatype type;
     int rank;              /* dest (send) or source (recv) in comm; may be a wildcard */
     int tag;
@@ -131,7 +131,7 @@ static inline int faro_rndv_choice(const faro_tp_attr_t *a)
  * to it: no acknowledgement, no rendezvous). 1 when it left; 0 when the
  * caller must post a request (not small, not contiguous, MPI_PROC_NULL, the
  * transport said "again", or failed: the request's path reports that). */
-int faro_send_inline_now(MPI_Comm comm, const void *buf, int count, MPI_Datatype type,
+int faro_send_inline_now(MPI_Comm comm, const void *buf, MPI_Count count, MPI_Datatype type,
                          int dest, int tag);
 /* send.c / recv.c: start the protocol for a prepared request */
 int faro_send_start(struct faro_request *r);

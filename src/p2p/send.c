@@ -167,8 +167,8 @@ static int stage(struct faro_request *r, size_t hdr)
 {
     r->tmp = malloc(hdr + r->len);
     if (!r->tmp)
-        return faro_err(r->comm, MPI_ERR_NO_MEM, "out of memory packing %zu bytes (count %d)",
-                        r->len, r->count);
+        return faro_err(r->comm, MPI_ERR_NO_MEM, "out of memory packing %zu bytes (count %lld)",
+                        r->len, (long long)r->count);
     r->data = (char *)r->tmp + hdr;
     return MPI_SUCCESS;
 }
@@ -258,7 +258,7 @@ static inline void trace_send(int peer, MPI_Comm comm, int tag, size_t len,
                p->t->ops->name);
 }
 
-int faro_send_inline_now(MPI_Comm comm, const void *buf, int count, MPI_Datatype type,
+int faro_send_inline_now(MPI_Comm comm, const void *buf, MPI_Count count, MPI_Datatype type,
                          int dest, int tag)
 {
     size_t len = (size_t)count * type->size;

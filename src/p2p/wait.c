@@ -28,8 +28,9 @@ static int req_error(const char *fn, struct faro_request *r)
     else if (cls == MPI_ERR_TRUNCATE)
         code = faro_err(r->comm, cls,
                         "%s: message from rank %d (tag %d) has %zu bytes but the receive buffer "
-                        "holds %zu (count %d): truncated",
-                        fn, r->status.MPI_SOURCE, r->status.MPI_TAG, r->total, r->len, r->count);
+                        "holds %zu (count %lld): truncated",
+                        fn, r->status.MPI_SOURCE, r->status.MPI_TAG, r->total, r->len,
+                        (long long)r->count);
     else if (cls == MPI_ERR_PROC_ABORTED && r->peer >= faro.size && r->peer < faro.npeers) {
         char name[160];
         const struct faro_peer_info *p = &faro.pinfo[r->peer];
