@@ -1,0 +1,84 @@
+! use mpi: init, rank and size, nonblocking messages around a ring with
+! their statuses (MPI_Waitall), MPI_STATUS_IGNORE, bcast, allreduce
+! (MPI_SUM on INTEGER and DOUBLE PRECISION, MPI_IN_PLACE), a vector
+! datatype, an error returned under MPI_ERRORS_RETURN, names, finalize.
+! A failing check prints "fortran_usempi: rank R: FAIL: what" and aborts.
+program fortran_usempi
+  use mpi
+  implicit none
+  integer :: ierr, rank, np, next, prev, i, n, cls, rlen, vtype, isum
+  integer :: sbuf(10), rbuf(10), reqs(2), sts(MPI_STATUS_SIZE, 2)
+  integer(kind=MPI_ADDRESS_KIND) :: tag_ub
+  double precision :: dsum, dbuf(4)
+  character(len=MPI_MAX_ERROR_STRING) :: msg
+  character(len=MPI_MAX_OBJECT_NAME) :: name
+  logical :: flag
+
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
+  next = mod(rank + 1, np)
+  prev = mod(rank + np - 1, np)
+
+  sbuf = [(100 * rank + i, i = 1, 10)]
+  rbuf = -1
+  call MPI_Irecv(rbuf, 10, MPI_INTEGER, prev, MPI_ANY_TAG, MPI_COMM_WORLD, reqs(1), ierr)
+  call MPI_Isend(sbuf, 10, MPI_INTEGER, next, 7 + rank, MPI_COMM_WORLD, reqs(2), ierr)
+  call MPI_Waitall(2, reqs, sts, ierr)
+  if (ierr /= MPI_SUCCESS) call fail('MPI_Waitall')
+  if (any(reqs /= MPI_REQUEST_NULL)) call fail('requests not freed by MPI_Waitall')
+  if (sts(MPI_SOURCE, 1) /= prev) call fail('status source')
+  if (sts(MPI_TAG, 1) /= 7 + prev) call fail('status tag')
+  call MPI_Get_count(sts(:, 1), MPI_INTEGER, n, ierr)
+  if (n /= 10) call fail('MPI_Get_count is not 10')
+  if (any(rbuf /= [(100 * prev + i, i = 1, 10)])) call fail('ring data')
+
+  call MPI_Send(dble(rank), 1, MPI_DOUBLE_PRECISION, next, 1, MPI_COMM_WORLD, ierr)
+  call MPI_Recv(dsum, 1, MPI_DOUBLE_PRECISION, prev, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+  if (dsum /= dble(prev)) call fail('send/recv of a DOUBLE PRECISION')
+
+  if (rank == 0) dbuf = [1d0, 2d0, 3d0, 4d0]
+  call MPI_Bcast(dbuf, 4, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD, ierr)
+  if (any(dbuf /= [1d0, 2d0, 3d0, 4d0])) call fail('bcast')
+
+  call MPI_Allreduce(rank + 1, isum, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (isum /= np * (np + 1) / 2) call fail('INTEGER sum')
+  call MPI_Allreduce(0.5d0 * rank, dsum, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (abs(dsum - 0.25d0 * np * (np - 1)) > 1d-12) call fail('DOUBLE PRECISION sum')
+  dbuf = rank
+  call MPI_Allreduce(MPI_IN_PLACE, dbuf, 4, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
+  if (any(dbuf /= 0.5d0 * np * (np - 1))) call fail('MPI_IN_PLACE sum')
+
+  call MPI_Type_vector(5, 1, 2, MPI_INTEGER, vtype, ierr)
+  call MPI_Type_commit(vtype, ierr)
+  sbuf = [(1000 * rank + i, i = 1, 10)]
+  rbuf = -1
+  call MPI_Sendrecv(sbuf, 1, vtype, next, 3, rbuf, 5, MPI_INTEGER, prev, 3, &
+                    MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+  if (any(rbuf(1:5) /= [(1000 * prev + 2 * i - 1, i = 1, 5)])) call fail('vector type data')
+  call MPI_Type_free(vtype, ierr)
+
+  call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, tag_ub, flag, ierr)
+  if (.not. flag .or. tag_ub < 32767) call fail('MPI_TAG_UB attribute')
+  call MPI_Comm_get_name(MPI_COMM_WORLD, name, rlen, ierr)
+  if (name /= 'MPI_COMM_WORLD' .or. rlen /= 14) call fail('name of MPI_COMM_WORLD: ' // name)
+
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
+  call MPI_Send(sbuf, 1, MPI_INTEGER, np, 0, MPI_COMM_WORLD, ierr)
+  if (ierr == MPI_SUCCESS) call fail('a send to rank np succeeded')
+  call MPI_Error_class(ierr, cls, i)
+  if (cls /= MPI_ERR_RANK) call fail('the error class is not MPI_ERR_RANK')
+  call MPI_Error_string(ierr, msg, rlen, i)
+  if (rlen <= 0 .or. len_trim(msg) /= rlen) call fail('MPI_Error_string: ' // msg)
+
+  call MPI_Barrier(MPI_COMM_WORLD, ierr)
+  if (rank == 0) print '(a,i0,a)', 'fortran_usempi: ', np, ' processes: OK'
+  call MPI_Finalize(ierr)
+contains
+  subroutine fail(what)
+    character(len=*), intent(in) :: what
+    integer :: e
+    print '(a,i0,2a)', 'fortran_usempi: rank ', rank, ': FAIL: ', what
+    call MPI_Abort(MPI_COMM_WORLD, 1, e)
+  end subroutine
+end program

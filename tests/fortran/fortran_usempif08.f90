@@ -1,0 +1,90 @@
+! use mpi_f08: the derived handle types and TYPE(MPI_Status), ierror left
+! out, init, rank and size, messages around a ring with their statuses,
+! MPI_STATUS_IGNORE, bcast, allreduce (MPI_SUM on INTEGER and DOUBLE
+! PRECISION, MPI_IN_PLACE), a vector datatype, a non-contiguous section
+! refused, an error returned under MPI_ERRORS_RETURN, finalize. A failing
+! check prints "fortran_usempif08: rank R: FAIL: what" and aborts.
+program fortran_usempif08
+  use mpi_f08
+  implicit none
+  integer :: ierr, rank, np, next, prev, i, n, cls, rlen, isum
+  integer :: sbuf(10), rbuf(10), grid(4, 3)
+  type(MPI_Status) :: st
+  type(MPI_Request) :: reqs(2)
+  type(MPI_Datatype) :: vtype
+  type(MPI_Comm) :: dup
+  double precision :: dsum, dbuf(4)
+  character(len=MPI_MAX_ERROR_STRING) :: msg
+
+  call MPI_Init()
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank)
+  call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
+  if (ierr /= MPI_SUCCESS) call fail('MPI_Comm_size')
+  next = mod(rank + 1, np)
+  prev = mod(rank + np - 1, np)
+
+  sbuf = [(100 * rank + i, i = 1, 10)]
+  rbuf = -1
+  call MPI_Sendrecv(sbuf, 10, MPI_INTEGER, next, 7 + rank, rbuf, 10, MPI_INTEGER, prev, &
+                    MPI_ANY_TAG, MPI_COMM_WORLD, st)
+  if (st%MPI_SOURCE /= prev) call fail('status source')
+  if (st%MPI_TAG /= 7 + prev) call fail('status tag')
+  call MPI_Get_count(st, MPI_INTEGER, n)
+  if (n /= 10) call fail('MPI_Get_count is not 10')
+  if (any(rbuf /= [(100 * prev + i, i = 1, 10)])) call fail('ring data')
+
+  call MPI_Irecv(dsum, 1, MPI_DOUBLE_PRECISION, prev, 1, MPI_COMM_WORLD, reqs(1))
+  call MPI_Isend(dble(rank), 1, MPI_DOUBLE_PRECISION, next, 1, MPI_COMM_WORLD, reqs(2))
+  call MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE)
+  if (reqs(1) /= MPI_REQUEST_NULL) call fail('request not freed by MPI_Waitall')
+  if (dsum /= dble(prev)) call fail('isend/irecv of a DOUBLE PRECISION')
+
+  if (rank == 0) dbuf = [1d0, 2d0, 3d0, 4d0]
+  call MPI_Bcast(dbuf, 4, MPI_DOUBLE_PRECISION, 0, MPI_COMM_WORLD)
+  if (any(dbuf /= [1d0, 2d0, 3d0, 4d0])) call fail('bcast')
+
+  call MPI_Allreduce(rank + 1, isum, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
+  if (isum /= np * (np + 1) / 2) call fail('INTEGER sum')
+  call MPI_Allreduce(0.5d0 * rank, dsum, 1, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
+  if (abs(dsum - 0.25d0 * np * (np - 1)) > 1d-12) call fail('DOUBLE PRECISION sum')
+  dbuf = rank
+  call MPI_Allreduce(MPI_IN_PLACE, dbuf, 4, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
+  if (any(dbuf /= 0.5d0 * np * (np - 1))) call fail('MPI_IN_PLACE sum')
+
+  call MPI_Type_vector(5, 1, 2, MPI_INTEGER, vtype)
+  call MPI_Type_commit(vtype)
+  sbuf = [(1000 * rank + i, i = 1, 10)]
+  rbuf = -1
+  call MPI_Sendrecv(sbuf, 1, vtype, next, 3, rbuf, 5, MPI_INTEGER, prev, 3, &
+                    MPI_COMM_WORLD, MPI_STATUS_IGNORE)
+  if (any(rbuf(1:5) /= [(1000 * prev + 2 * i - 1, i = 1, 5)])) call fail('vector type data')
+  call MPI_Type_free(vtype)
+  if (vtype /= MPI_DATATYPE_NULL) call fail('MPI_Type_free left the handle')
+
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup)
+  call MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN)
+  call MPI_Send(sbuf, 1, MPI_INTEGER, np, 0, dup, ierr)
+  if (ierr == MPI_SUCCESS) call fail('a send to rank np succeeded')
+  call MPI_Error_class(ierr, cls)
+  if (cls /= MPI_ERR_RANK) call fail('the error class is not MPI_ERR_RANK')
+  call MPI_Error_string(ierr, msg, rlen)
+  if (rlen <= 0 .or. len_trim(msg) /= rlen) call fail('MPI_Error_string: ' // msg)
+  ! a row of a column-major array is not contiguous: refused, not misread
+  call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
+  grid = 0
+  call MPI_Bcast(grid(1, :), 3, MPI_INTEGER, 0, MPI_COMM_WORLD, ierr)
+  call MPI_Error_class(ierr, cls)
+  if (cls /= MPI_ERR_BUFFER) call fail('a non-contiguous section was not refused')
+  call MPI_Comm_free(dup)
+  if (dup /= MPI_COMM_NULL) call fail('MPI_Comm_free left the handle')
+
+  call MPI_Barrier(MPI_COMM_WORLD)
+  if (rank == 0) print '(a,i0,a)', 'fortran_usempif08: ', np, ' processes: OK'
+  call MPI_Finalize()
+contains
+  subroutine fail(what)
+    character(len=*), intent(in) :: what
+    print '(a,i0,2a)', 'fortran_usempif08: rank ', rank, ': FAIL: ', what
+    call MPI_Abort(MPI_COMM_WORLD, 1)
+  end subroutine
+end program
