@@ -166,6 +166,12 @@ def bind_param(fn, p, declared, fints):
                 b.arg = 'faro_f_intarray(%s)' % n
             if logical and p.direction != 'IN' and not p.is_array:
                 b.post.append('*%s = *%s != 0;' % (n, n))
+            # indices into an array of requests count from 1 in Fortran
+            if n == 'index' and p.direction == 'OUT' and not p.is_array:
+                b.post.append('if (rc == MPI_SUCCESS && *index >= 0) *index += 1;')
+            if n == 'array_of_indices' and p.direction == 'OUT':
+                b.post.append('for (int i = 0; rc == MPI_SUCCESS && i < *outcount; i++) '
+                              'array_of_indices[i] += 1;')
         else:
             raise Skip('%s: %s' % (n, p.decl))
         return b

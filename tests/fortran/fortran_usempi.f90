@@ -1,5 +1,5 @@
 ! use mpi: init, rank and size, nonblocking messages around a ring with
-! their statuses (MPI_Waitall), MPI_STATUS_IGNORE, bcast, allreduce
+! their statuses (MPI_Waitall; MPI_Waitany and MPI_Waitsome's indices from 1), MPI_STATUS_IGNORE, bcast, allreduce
 ! (MPI_SUM on INTEGER and DOUBLE PRECISION, MPI_IN_PLACE), a vector
 ! datatype, an error returned under MPI_ERRORS_RETURN, names, finalize.
 ! A failing check prints "fortran_usempi: rank R: FAIL: what" and aborts.
@@ -7,7 +7,7 @@ program fortran_usempi
   use mpi
   implicit none
   integer :: ierr, rank, np, next, prev, i, n, cls, rlen, vtype, isum
-  integer :: sbuf(10), rbuf(10), reqs(2), sts(MPI_STATUS_SIZE, 2)
+  integer :: sbuf(10), rbuf(10), reqs(2), sts(MPI_STATUS_SIZE, 2), idx(2)
   integer(kind=MPI_ADDRESS_KIND) :: tag_ub
   double precision :: dsum, dbuf(4)
   character(len=MPI_MAX_ERROR_STRING) :: msg
@@ -32,6 +32,16 @@ program fortran_usempi
   call MPI_Get_count(sts(:, 1), MPI_INTEGER, n, ierr)
   if (n /= 10) call fail('MPI_Get_count is not 10')
   if (any(rbuf /= [(100 * prev + i, i = 1, 10)])) call fail('ring data')
+  ! Fortran counts indices from 1: MPI_Waitany and MPI_Waitsome say 1 or 2
+  call MPI_Irecv(rbuf, 1, MPI_INTEGER, prev, 5, MPI_COMM_WORLD, reqs(1), ierr)
+  call MPI_Isend(sbuf, 1, MPI_INTEGER, next, 5, MPI_COMM_WORLD, reqs(2), ierr)
+  call MPI_Waitany(2, reqs, i, sts(:, 1), ierr)
+  if (i /= 1 .and. i /= 2) call fail('MPI_Waitany index not 1 or 2')
+  if (reqs(i) /= MPI_REQUEST_NULL) call fail('MPI_Waitany freed another request')
+  call MPI_Waitsome(2, reqs, n, idx, sts, ierr)
+  if (n /= 1 .or. idx(1) /= 3 - i) call fail('MPI_Waitsome index not the other request')
+  call MPI_Waitany(2, reqs, i, MPI_STATUS_IGNORE, ierr)
+  if (i /= MPI_UNDEFINED) call fail('MPI_Waitany on null requests: index not MPI_UNDEFINED')
 
   call MPI_Send(dble(rank), 1, MPI_DOUBLE_PRECISION, next, 1, MPI_COMM_WORLD, ierr)
   call MPI_Recv(dsum, 1, MPI_DOUBLE_PRECISION, prev, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)

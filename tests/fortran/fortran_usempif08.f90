@@ -13,7 +13,7 @@ program fortran_usempif08
   type(MPI_Request) :: reqs(2)
   type(MPI_Datatype) :: vtype
   type(MPI_Comm) :: dup
-  double precision :: dsum, dbuf(4)
+  double precision :: dsum, dbuf(4), t
   character(len=MPI_MAX_ERROR_STRING) :: msg
 
   call MPI_Init()
@@ -78,6 +78,8 @@ program fortran_usempif08
   call MPI_Comm_free(dup)
   if (dup /= MPI_COMM_NULL) call fail('MPI_Comm_free left the handle')
 
+  t = MPI_Wtime()
+  if (t <= 0d0 .or. MPI_Wtick() <= 0d0) call fail('MPI_Wtime or MPI_Wtick not positive')
   call MPI_Barrier(MPI_COMM_WORLD)
   if (rank == 0) print '(a,i0,a)', 'fortran_usempif08: ', np, ' processes: OK'
   call MPI_Finalize()
