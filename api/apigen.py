@@ -579,8 +579,9 @@ def cmd_fortran(api, args):
     problems = []
     for name, why in excluded:
         if name not in listed:
-            problems.append('%s has no Fortran binding (%s): bind it (a template in '
-                            'api/apigen_fortran.py HAND) or list it in %s with the reason'
+            problems.append('%s has no Fortran binding (%s): bind it by hand '
+                            '(api/apigen_fortran_hand.py, fortran/hand.c) or list it in %s '
+                            'with the reason'
                             % (name, why, args.excluded))
     bound = {bd.fn.name for bd in bindings} | set(apigen_fortran.HAND)
     for name in listed:

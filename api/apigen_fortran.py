@@ -26,12 +26,14 @@ directions and C declarations:
 A function is excluded, with its reason, when a parameter has no mechanical
 Fortran form (callbacks, argv vectors, address-valued void * arguments,
 handle arrays whose length only the library knows); a few of those are
-written by hand in HAND below. Nothing here knows a function by name except
-HAND and the constants' sentinel table: a new function whose parameters are
-ordinary binds by itself.
+written by hand (apigen_fortran_hand.py's HAND; their C is fortran/hand.c).
+Nothing here knows a function by name except HAND and the sentinel table:
+a new function whose parameters are ordinary binds by itself.
 """
 import os
 import re
+
+from apigen_fortran_hand import HAND, HAND_F90, HAND_F08, HAND_F08_PROCS, HAND_F08_ABSTRACT
 
 HANDLE_TYPES = ['MPI_Comm', 'MPI_Datatype', 'MPI_Group', 'MPI_Request', 'MPI_Op', 'MPI_Info',
                 'MPI_Errhandler', 'MPI_Message', 'MPI_Win', 'MPI_File', 'MPI_Session']
@@ -60,15 +62,6 @@ PARAM_SENTINELS = {'array_of_errcodes': ['MPI_ERRCODES_IGNORE'],
                    'sourceweights': ['MPI_UNWEIGHTED', 'MPI_WEIGHTS_EMPTY'],
                    'destweights': ['MPI_UNWEIGHTED', 'MPI_WEIGHTS_EMPTY'],
                    'weights': ['MPI_UNWEIGHTED', 'MPI_WEIGHTS_EMPTY']}
-# Written by hand (templates below): the C binding and the Fortran
-# interfaces, each for a reason the generator cannot see.
-HAND = {
-    'MPI_Init': 'argc/argv: Fortran has no command line arguments to pass',
-    'MPI_Init_thread': 'argc/argv: Fortran has no command line arguments to pass',
-    'MPI_Comm_get_attr': 'the value is an INTEGER(KIND=MPI_ADDRESS_KIND), not a void *; '
-                         'predefined keys give the integer itself',
-    'MPI_Comm_set_attr': 'the value is an INTEGER(KIND=MPI_ADDRESS_KIND), not a void *',
-}
 
 
 class Skip(Exception):
@@ -595,6 +588,7 @@ def module_f08(consts, bindings):
         out.append('  %s :: %s%s' % (f08, name, '(%s)' % dim if dim else ''))
         out.append('  COMMON /%s/ %s' % (block, name))
         out.append('  SAVE /%s/' % block)
+    out += HAND_F08_ABSTRACT
     out.append('  INTERFACE OPERATOR(==)')
     out += ['    MODULE PROCEDURE faro_eq_%s' % t[4:].lower() for t in ts]
     out.append('  END INTERFACE')
@@ -619,103 +613,9 @@ def module_f08(consts, bindings):
                     '  END FUNCTION']
     for bd in strings:
         out += ['  ' + x for x in f08_wrapper(bd)]
+    out += HAND_F08_PROCS
     out.append('END MODULE mpi_f08')
     return '\n'.join(wrap(out)) + '\n'
-
-
-# ---- written by hand (HAND) ----
-
-HAND_C = r'''
-void pmpi_init_(MPI_Fint *ierror)
-{
-    int rc = MPI_Init(NULL, NULL);
-    if (ierror)         /* mpi_f08: absent */
-        *ierror = rc;
-}
-#pragma weak mpi_init_ = pmpi_init_
-
-void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
-{
-    int rc = MPI_Init_thread(NULL, NULL, *required, provided);
-    if (ierror)
-        *ierror = rc;
-}
-#pragma weak mpi_init_thread_ = pmpi_init_thread_
-
-/* A Fortran attribute value is an INTEGER(KIND=MPI_ADDRESS_KIND) stored as
- * the void * itself; the predefined keys hold a pointer to an int, whose
- * value Fortran gets. */
-void pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val,
-                         MPI_Fint *flag, MPI_Fint *ierror)
-{
-    void *v = NULL;
-    int rc = MPI_Comm_get_attr(MPI_Comm_f2c(*comm), *comm_keyval, &v, flag);
-    *flag = *flag != 0;
-    if (rc == MPI_SUCCESS && *flag)
-        *attribute_val = faro_f_predefined_key(*comm_keyval) ? *(int *)v : (MPI_Aint)v;
-    if (ierror)
-        *ierror = rc;
-}
-#pragma weak mpi_comm_get_attr_ = pmpi_comm_get_attr_
-
-void pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val,
-                         MPI_Fint *ierror)
-{
-    int rc = MPI_Comm_set_attr(MPI_Comm_f2c(*comm), *comm_keyval, (void *)*attribute_val);
-    if (ierror)
-        *ierror = rc;
-}
-#pragma weak mpi_comm_set_attr_ = pmpi_comm_set_attr_
-'''
-
-HAND_F90 = '''    SUBROUTINE MPI_Init(ierror)
-      INTEGER, INTENT(OUT) :: ierror
-    END SUBROUTINE MPI_Init
-    SUBROUTINE MPI_Init_thread(required, provided, ierror)
-      INTEGER, INTENT(IN) :: required
-      INTEGER, INTENT(OUT) :: provided, ierror
-    END SUBROUTINE MPI_Init_thread
-    SUBROUTINE MPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag, ierror)
-      IMPORT
-      INTEGER, INTENT(IN) :: comm, comm_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER, INTENT(OUT) :: ierror
-    END SUBROUTINE MPI_Comm_get_attr
-    SUBROUTINE MPI_Comm_set_attr(comm, comm_keyval, attribute_val, ierror)
-      IMPORT
-      INTEGER, INTENT(IN) :: comm, comm_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
-      INTEGER, INTENT(OUT) :: ierror
-    END SUBROUTINE MPI_Comm_set_attr'''.split('\n')
-
-HAND_F08 = '''    SUBROUTINE MPI_Init(ierror) BIND(C, NAME="mpi_init_")
-      IMPORT
-      INTEGER(C_INT), OPTIONAL, INTENT(OUT) :: ierror
-    END SUBROUTINE MPI_Init
-    SUBROUTINE MPI_Init_thread(required, provided, ierror) BIND(C, NAME="mpi_init_thread_")
-      IMPORT
-      INTEGER(C_INT), INTENT(IN) :: required
-      INTEGER(C_INT), INTENT(OUT) :: provided
-      INTEGER(C_INT), OPTIONAL, INTENT(OUT) :: ierror
-    END SUBROUTINE MPI_Init_thread
-    SUBROUTINE MPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag, ierror) &
-        BIND(C, NAME="mpi_comm_get_attr_")
-      IMPORT
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER(C_INT), INTENT(IN) :: comm_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER(C_INT), OPTIONAL, INTENT(OUT) :: ierror
-    END SUBROUTINE MPI_Comm_get_attr
-    SUBROUTINE MPI_Comm_set_attr(comm, comm_keyval, attribute_val, ierror) &
-        BIND(C, NAME="mpi_comm_set_attr_")
-      IMPORT
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER(C_INT), INTENT(IN) :: comm_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
-      INTEGER(C_INT), OPTIONAL, INTENT(OUT) :: ierror
-    END SUBROUTINE MPI_Comm_set_attr'''.split('\n')
 
 
 # ---- everything ----
@@ -756,7 +656,6 @@ def c_file(consts, bindings):
             out.append('    faro_f_predefined(MPI_%s_c2f(%s), %d, "%s");' %
                        (c2f_name(t), name, i, name))
     out.append('}')
-    out.append(HAND_C)
     for bd in bindings:
         out += c_binding(bd)
         out.append('')

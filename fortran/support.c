@@ -20,8 +20,7 @@ void *faro_f08_buf(CFI_cdesc_t *d, int *noncontig)
     return faro_f_buf(d->base_addr);
 }
 
-/* An error of a class, with a message, raised on MPI_COMM_WORLD. */
-static int raise_error(int cls, const char *fmt, const char *fn)
+int faro_f_error(int cls, const char *fmt, const char *fn)
 {
     int code;
     char msg[MPI_MAX_ERROR_STRING];
@@ -35,14 +34,14 @@ static int raise_error(int cls, const char *fmt, const char *fn)
 
 int faro_f_noncontig(const char *fn)
 {
-    return raise_error(MPI_ERR_BUFFER, "%s (mpi_f08): the buffer is a non-contiguous array "
+    return faro_f_error(MPI_ERR_BUFFER, "%s (mpi_f08): the buffer is a non-contiguous array "
                        "section; Faro needs contiguous buffers (MPI_SUBARRAYS_SUPPORTED is "
                        ".FALSE.): pass a contiguous copy", fn);
 }
 
 int faro_f_nomem(const char *fn)
 {
-    return raise_error(MPI_ERR_NO_MEM, "%s (Fortran binding): out of memory for the "
+    return faro_f_error(MPI_ERR_NO_MEM, "%s (Fortran binding): out of memory for the "
                        "converted handles or statuses", fn);
 }
 

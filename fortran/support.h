@@ -45,6 +45,9 @@ static inline int *faro_f_intarray(MPI_Fint *p)
  * is .FALSE.). */
 void *faro_f08_buf(CFI_cdesc_t *d, int *noncontig);
 int faro_f_noncontig(const char *fn);
+/* An error of class cls raised on MPI_COMM_WORLD (its handler runs) with
+ * the message fmt, whose one %s is the function's name; returns the code. */
+int faro_f_error(int cls, const char *fmt, const char *fn);
 
 /* Statuses: 1 when f is MPI_STATUS_IGNORE, else c is f's copy (so an INOUT
  * status comes in too). */

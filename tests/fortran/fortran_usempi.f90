@@ -1,7 +1,8 @@
 ! use mpi: init, rank and size, nonblocking messages around a ring with
 ! their statuses (MPI_Waitall; MPI_Waitany and MPI_Waitsome's indices from 1), MPI_STATUS_IGNORE, bcast, allreduce
 ! (MPI_SUM on INTEGER and DOUBLE PRECISION, MPI_IN_PLACE), a vector
-! datatype, an error returned under MPI_ERRORS_RETURN, names, finalize.
+! datatype, a reduction written in Fortran (MPI_Op_create), an error returned
+! under MPI_ERRORS_RETURN, names, finalize.
 ! A failing check prints "fortran_usempi: rank R: FAIL: what" and aborts.
 program fortran_usempi
   use mpi
@@ -13,6 +14,8 @@ program fortran_usempi
   character(len=MPI_MAX_ERROR_STRING) :: msg
   character(len=MPI_MAX_OBJECT_NAME) :: name
   logical :: flag
+  integer :: myop
+  external :: add_plus_one
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -59,6 +62,13 @@ program fortran_usempi
   call MPI_Allreduce(MPI_IN_PLACE, dbuf, 4, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (any(dbuf /= 0.5d0 * np * (np - 1))) call fail('MPI_IN_PLACE sum')
 
+  ! a reduction written in Fortran: each step adds its two inputs and 1
+  call MPI_Op_create(add_plus_one, .true., myop, ierr)
+  call MPI_Allreduce(10 * rank, isum, 1, MPI_INTEGER, myop, MPI_COMM_WORLD, ierr)
+  if (isum /= 5 * np * (np - 1) + np - 1) call fail('MPI_Op_create: user reduction result')
+  call MPI_Op_free(myop, ierr)
+  if (myop /= MPI_OP_NULL) call fail('MPI_Op_free left the handle')
+
   call MPI_Type_vector(5, 1, 2, MPI_INTEGER, vtype, ierr)
   call MPI_Type_commit(vtype, ierr)
   sbuf = [(1000 * rank + i, i = 1, 10)]
@@ -92,3 +102,15 @@ contains
     call MPI_Abort(MPI_COMM_WORLD, 1, e)
   end subroutine
 end program
+
+! The user reduction: inoutvec = invec + inoutvec + 1 (a wrong datatype
+! handle gives -1000, which the caller's check catches).
+subroutine add_plus_one(invec, inoutvec, len, datatype)
+  use mpi
+  implicit none
+  integer, intent(in) :: len, datatype
+  integer, intent(in) :: invec(len)
+  integer, intent(inout) :: inoutvec(len)
+  inoutvec = invec + inoutvec + 1
+  if (datatype /= MPI_INTEGER) inoutvec = -1000
+end subroutine

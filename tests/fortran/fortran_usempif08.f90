@@ -1,11 +1,12 @@
 ! use mpi_f08: the derived handle types and TYPE(MPI_Status), ierror left
 ! out, init, rank and size, messages around a ring with their statuses,
 ! MPI_STATUS_IGNORE, bcast, allreduce (MPI_SUM on INTEGER and DOUBLE
-! PRECISION, MPI_IN_PLACE), a vector datatype, a non-contiguous section
+! PRECISION, MPI_IN_PLACE), a reduction written in Fortran, a vector datatype, a non-contiguous section
 ! refused, an error returned under MPI_ERRORS_RETURN, finalize. A failing
 ! check prints "fortran_usempif08: rank R: FAIL: what" and aborts.
 program fortran_usempif08
   use mpi_f08
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
   implicit none
   integer :: ierr, rank, np, next, prev, i, n, cls, rlen, isum
   integer :: sbuf(10), rbuf(10), grid(4, 3)
@@ -13,6 +14,7 @@ program fortran_usempif08
   type(MPI_Request) :: reqs(2)
   type(MPI_Datatype) :: vtype
   type(MPI_Comm) :: dup
+  type(MPI_Op) :: myop
   double precision :: dsum, dbuf(4), t
   character(len=MPI_MAX_ERROR_STRING) :: msg
 
@@ -51,6 +53,13 @@ program fortran_usempif08
   call MPI_Allreduce(MPI_IN_PLACE, dbuf, 4, MPI_DOUBLE_PRECISION, MPI_SUM, MPI_COMM_WORLD)
   if (any(dbuf /= 0.5d0 * np * (np - 1))) call fail('MPI_IN_PLACE sum')
 
+  ! a reduction written in Fortran: each step adds its two inputs and 1
+  call MPI_Op_create(add_plus_one, .true., myop)
+  call MPI_Allreduce(10 * rank, isum, 1, MPI_INTEGER, myop, MPI_COMM_WORLD)
+  if (isum /= 5 * np * (np - 1) + np - 1) call fail('MPI_Op_create: user reduction result')
+  call MPI_Op_free(myop)
+  if (myop /= MPI_OP_NULL) call fail('MPI_Op_free left the handle')
+
   call MPI_Type_vector(5, 1, 2, MPI_INTEGER, vtype)
   call MPI_Type_commit(vtype)
   sbuf = [(1000 * rank + i, i = 1, 10)]
@@ -84,6 +93,18 @@ program fortran_usempif08
   if (rank == 0) print '(a,i0,a)', 'fortran_usempif08: ', np, ' processes: OK'
   call MPI_Finalize()
 contains
+  ! inoutvec = invec + inoutvec + 1 (a wrong datatype gives -1000)
+  subroutine add_plus_one(invec, inoutvec, len, datatype)
+    type(c_ptr), value :: invec, inoutvec
+    integer :: len
+    type(MPI_Datatype) :: datatype
+    integer, pointer :: a(:), b(:)
+    call c_f_pointer(invec, a, [len])
+    call c_f_pointer(inoutvec, b, [len])
+    b = a + b + 1
+    if (datatype /= MPI_INTEGER) b = -1000
+  end subroutine
+
   subroutine fail(what)
     character(len=*), intent(in) :: what
     print '(a,i0,2a)', 'fortran_usempif08: rank ', rank, ': FAIL: ', what

@@ -1,0 +1,91 @@
+"""The Fortran bindings written by hand: what api/apigen_fortran.py does not
+generate, each with the reason (HAND), and their Fortran interfaces for
+module mpi (HAND_F90) and mpi_f08 (HAND_F08, HAND_F08_PROCS: module
+procedures). Their C is fortran/hand.c.
+"""
+
+HAND = {
+    'MPI_Init': 'argc/argv: Fortran has no command line arguments to pass',
+    'MPI_Init_thread': 'argc/argv: Fortran has no command line arguments to pass',
+    'MPI_Comm_get_attr': 'the value is an INTEGER(KIND=MPI_ADDRESS_KIND), not a void *; '
+                         'predefined keys give the integer itself',
+    'MPI_Comm_set_attr': 'the value is an INTEGER(KIND=MPI_ADDRESS_KIND), not a void *',
+    'MPI_Op_create': 'the callback is a Fortran subroutine: C calls it through a trampoline',
+}
+
+HAND_F90 = '''    SUBROUTINE MPI_Init(ierror)
+      INTEGER, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Init
+    SUBROUTINE MPI_Init_thread(required, provided, ierror)
+      INTEGER, INTENT(IN) :: required
+      INTEGER, INTENT(OUT) :: provided, ierror
+    END SUBROUTINE MPI_Init_thread
+    SUBROUTINE MPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag, ierror)
+      IMPORT
+      INTEGER, INTENT(IN) :: comm, comm_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_get_attr
+    SUBROUTINE MPI_Comm_set_attr(comm, comm_keyval, attribute_val, ierror)
+      IMPORT
+      INTEGER, INTENT(IN) :: comm, comm_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
+      INTEGER, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_set_attr
+    SUBROUTINE MPI_Op_create(user_fn, commute, op, ierror)
+      EXTERNAL :: user_fn
+      LOGICAL, INTENT(IN) :: commute
+      INTEGER, INTENT(OUT) :: op, ierror
+    END SUBROUTINE MPI_Op_create'''.split('\n')
+
+HAND_F08 = '''    SUBROUTINE MPI_Init(ierror) BIND(C, NAME="mpi_init_")
+      IMPORT
+      INTEGER(C_INT), OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Init
+    SUBROUTINE MPI_Init_thread(required, provided, ierror) BIND(C, NAME="mpi_init_thread_")
+      IMPORT
+      INTEGER(C_INT), INTENT(IN) :: required
+      INTEGER(C_INT), INTENT(OUT) :: provided
+      INTEGER(C_INT), OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Init_thread
+    SUBROUTINE MPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag, ierror) &
+        BIND(C, NAME="mpi_comm_get_attr_")
+      IMPORT
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER(C_INT), INTENT(IN) :: comm_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
+      LOGICAL, INTENT(OUT) :: flag
+      INTEGER(C_INT), OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_get_attr
+    SUBROUTINE MPI_Comm_set_attr(comm, comm_keyval, attribute_val, ierror) &
+        BIND(C, NAME="mpi_comm_set_attr_")
+      IMPORT
+      TYPE(MPI_Comm), INTENT(IN) :: comm
+      INTEGER(C_INT), INTENT(IN) :: comm_keyval
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
+      INTEGER(C_INT), OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Comm_set_attr'''.split('\n')
+
+HAND_F08_PROCS = '''  SUBROUTINE MPI_Op_create(user_fn, commute, op, ierror)
+    PROCEDURE(MPI_User_function) :: user_fn
+    LOGICAL, INTENT(IN) :: commute
+    TYPE(MPI_Op), INTENT(OUT) :: op
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER :: e
+    EXTERNAL :: faro_f_op_create
+    CALL faro_f_op_create(user_fn, commute, op%MPI_VAL, e)
+    IF (PRESENT(ierror)) ierror = e
+  END SUBROUTINE MPI_Op_create'''.split('\n')
+
+# mpi_f08's abstract interface of a reduction function (the module declares
+# it before its interfaces)
+HAND_F08_ABSTRACT = '''  ABSTRACT INTERFACE
+    SUBROUTINE MPI_User_function(invec, inoutvec, len, datatype)
+      IMPORT
+      TYPE(C_PTR), VALUE :: invec, inoutvec
+      INTEGER :: len
+      TYPE(MPI_Datatype) :: datatype
+    END SUBROUTINE MPI_User_function
+  END INTERFACE'''.split('\n')
+
