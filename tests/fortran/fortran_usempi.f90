@@ -1,7 +1,7 @@
 ! use mpi: init, rank and size, nonblocking messages around a ring with
 ! their statuses (MPI_Waitall; MPI_Waitany and MPI_Waitsome's indices from 1), MPI_STATUS_IGNORE, bcast, allreduce
 ! (MPI_SUM on INTEGER and DOUBLE PRECISION, MPI_IN_PLACE), a vector
-! datatype, a reduction written in Fortran (MPI_Op_create), an error returned
+! datatype, MPI_BOTTOM with absolute addresses, a reduction written in Fortran (MPI_Op_create), an error returned
 ! under MPI_ERRORS_RETURN, names, finalize.
 ! A failing check prints "fortran_usempi: rank R: FAIL: what" and aborts.
 program fortran_usempi
@@ -9,7 +9,7 @@ program fortran_usempi
   implicit none
   integer :: ierr, rank, np, next, prev, i, n, cls, rlen, vtype, isum
   integer :: sbuf(10), rbuf(10), reqs(2), sts(MPI_STATUS_SIZE, 2), idx(2)
-  integer(kind=MPI_ADDRESS_KIND) :: tag_ub
+  integer(kind=MPI_ADDRESS_KIND) :: tag_ub, addr
   double precision :: dsum, dbuf(4)
   character(len=MPI_MAX_ERROR_STRING) :: msg
   character(len=MPI_MAX_OBJECT_NAME) :: name
@@ -76,6 +76,15 @@ program fortran_usempi
   call MPI_Sendrecv(sbuf, 1, vtype, next, 3, rbuf, 5, MPI_INTEGER, prev, 3, &
                     MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
   if (any(rbuf(1:5) /= [(1000 * prev + 2 * i - 1, i = 1, 5)])) call fail('vector type data')
+  call MPI_Type_free(vtype, ierr)
+  ! absolute addresses: a struct type at sbuf(2)'s address, sent from MPI_BOTTOM
+  call MPI_Get_address(sbuf(2), addr, ierr)
+  call MPI_Type_create_struct(1, [3], [addr], [MPI_INTEGER], vtype, ierr)
+  call MPI_Type_commit(vtype, ierr)
+  rbuf = -1
+  call MPI_Sendrecv(MPI_BOTTOM, 1, vtype, next, 4, rbuf, 3, MPI_INTEGER, prev, 4, &
+                    MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
+  if (any(rbuf(1:3) /= [(1000 * prev + i, i = 2, 4)])) call fail('MPI_BOTTOM with an absolute type')
   call MPI_Type_free(vtype, ierr)
 
   call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, tag_ub, flag, ierr)
