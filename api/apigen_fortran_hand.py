@@ -11,6 +11,8 @@ HAND = {
                          'predefined keys give the integer itself',
     'MPI_Comm_set_attr': 'the value is an INTEGER(KIND=MPI_ADDRESS_KIND), not a void *',
     'MPI_Op_create': 'the callback is a Fortran subroutine: C calls it through a trampoline',
+    'MPI_Comm_create_errhandler': 'the callback is a Fortran subroutine (trampoline)',
+    'MPI_Win_create_errhandler': 'the callback is a Fortran subroutine (trampoline)',
 }
 
 HAND_F90 = '''    SUBROUTINE MPI_Init(ierror)
@@ -37,7 +39,15 @@ HAND_F90 = '''    SUBROUTINE MPI_Init(ierror)
       EXTERNAL :: user_fn
       LOGICAL, INTENT(IN) :: commute
       INTEGER, INTENT(OUT) :: op, ierror
-    END SUBROUTINE MPI_Op_create'''.split('\n')
+    END SUBROUTINE MPI_Op_create
+    SUBROUTINE MPI_Comm_create_errhandler(comm_errhandler_fn, errhandler, ierror)
+      EXTERNAL :: comm_errhandler_fn
+      INTEGER, INTENT(OUT) :: errhandler, ierror
+    END SUBROUTINE MPI_Comm_create_errhandler
+    SUBROUTINE MPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
+      EXTERNAL :: win_errhandler_fn
+      INTEGER, INTENT(OUT) :: errhandler, ierror
+    END SUBROUTINE MPI_Win_create_errhandler'''.split('\n')
 
 HAND_F08 = '''    SUBROUTINE MPI_Init(ierror) BIND(C, NAME="mpi_init_")
       IMPORT
@@ -76,9 +86,27 @@ HAND_F08_PROCS = '''  SUBROUTINE MPI_Op_create(user_fn, commute, op, ierror)
     EXTERNAL :: faro_f_op_create
     CALL faro_f_op_create(user_fn, commute, op%MPI_VAL, e)
     IF (PRESENT(ierror)) ierror = e
-  END SUBROUTINE MPI_Op_create'''.split('\n')
+  END SUBROUTINE MPI_Op_create
+  SUBROUTINE MPI_Comm_create_errhandler(comm_errhandler_fn, errhandler, ierror)
+    PROCEDURE(MPI_Comm_errhandler_function) :: comm_errhandler_fn
+    TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER :: e
+    EXTERNAL :: faro_f_comm_create_errhandler
+    CALL faro_f_comm_create_errhandler(comm_errhandler_fn, errhandler%MPI_VAL, e)
+    IF (PRESENT(ierror)) ierror = e
+  END SUBROUTINE MPI_Comm_create_errhandler
+  SUBROUTINE MPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
+    PROCEDURE(MPI_Win_errhandler_function) :: win_errhandler_fn
+    TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER :: e
+    EXTERNAL :: faro_f_win_create_errhandler
+    CALL faro_f_win_create_errhandler(win_errhandler_fn, errhandler%MPI_VAL, e)
+    IF (PRESENT(ierror)) ierror = e
+  END SUBROUTINE MPI_Win_create_errhandler'''.split('\n')
 
-# mpi_f08's abstract interface of a reduction function (the module declares
+# mpi_f08's abstract interfaces of the callbacks (the module declares
 # it before its interfaces)
 HAND_F08_ABSTRACT = '''  ABSTRACT INTERFACE
     SUBROUTINE MPI_User_function(invec, inoutvec, len, datatype)
@@ -87,5 +115,15 @@ HAND_F08_ABSTRACT = '''  ABSTRACT INTERFACE
       INTEGER :: len
       TYPE(MPI_Datatype) :: datatype
     END SUBROUTINE MPI_User_function
+    SUBROUTINE MPI_Comm_errhandler_function(comm, error_code)
+      IMPORT
+      TYPE(MPI_Comm) :: comm
+      INTEGER :: error_code
+    END SUBROUTINE MPI_Comm_errhandler_function
+    SUBROUTINE MPI_Win_errhandler_function(win, error_code)
+      IMPORT
+      TYPE(MPI_Win) :: win
+      INTEGER :: error_code
+    END SUBROUTINE MPI_Win_errhandler_function
   END INTERFACE'''.split('\n')
 

@@ -1,8 +1,8 @@
 /*
  * The Fortran bindings the generator cannot make (api/apigen_fortran_hand.py
  * lists them with the reason and holds their Fortran interfaces): MPI_Init's
- * argc/argv, attribute values that are integers in Fortran, and reduction
- * functions written in Fortran. Same convention as the generated ones
+ * argc/argv, attribute values that are integers in Fortran, and callbacks
+ * (reduction functions, error handlers) written in Fortran. Same convention as the generated ones
  * (pmpi_x_ with mpi_x_ a weak alias, ierror NULL when mpi_f08 leaves it out).
  */
 #include <pthread.h>
@@ -47,57 +47,108 @@ void pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attrib
 }
 #pragma weak mpi_comm_set_attr_ = pmpi_comm_set_attr_
 
-/* Reduction functions in Fortran: C calls an MPI_User_function, which is not
- * told its op, so each distinct Fortran function gets one of a fixed set of
- * C trampolines that remembers it (a slot), converting the datatype to its
- * integer. The vectors arrive as addresses in both styles (by reference in
- * mpi and mpif.h, TYPE(C_PTR), VALUE in mpi_f08). A function used again
- * (an op created and freed in a loop) reuses its slot; slots are never
- * released, so at most FARO_F_OP_SLOTS distinct functions per process. */
+/* Callbacks written in Fortran: reduction functions and error handlers. C
+ * calls an MPI_User_function without its op, and an error handler without a
+ * way back to the Fortran subroutine, so each distinct Fortran subroutine
+ * gets one of a fixed set of C trampolines per kind, which remembers it (a
+ * slot) and converts the handles to integers. Vectors arrive as addresses in
+ * both styles (by reference in mpi and mpif.h, TYPE(C_PTR), VALUE in
+ * mpi_f08), handles by reference (INTEGER or TYPE(MPI_Comm), one word). A
+ * subroutine used again (an op created and freed in a loop) reuses its slot;
+ * slots are never released: at most FARO_F_SLOTS distinct subroutines per
+ * kind and process. */
+typedef void faro_f_any_fn(void);
 typedef void faro_f_user_fn(void *invec, void *inoutvec, MPI_Fint *len, MPI_Fint *datatype);
-#define FARO_F_OP_SLOTS 32
-static faro_f_user_fn *op_slot[FARO_F_OP_SLOTS];
-static pthread_mutex_t op_slot_lock = PTHREAD_MUTEX_INITIALIZER;
+typedef void faro_f_errh_fn(MPI_Fint *handle, MPI_Fint *error_code);
+enum { CB_OP, CB_COMM_ERRH, CB_WIN_ERRH, CB_KINDS };
+#define FARO_F_SLOTS 32
+static faro_f_any_fn *slot_fn[CB_KINDS][FARO_F_SLOTS];
+static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
 
-#define TRAMPOLINE(a, k)                                                                   \
-    static void op_trampoline_##a##_##k(void *in, void *inout, int *len, MPI_Datatype *type) \
+#define FOR_SLOTS(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10) M(11) M(12)      \
+    M(13) M(14) M(15) M(16) M(17) M(18) M(19) M(20) M(21) M(22) M(23) M(24) M(25) M(26)     \
+    M(27) M(28) M(29) M(30) M(31)
+#define OP_TRAMPOLINE(i)                                                                   \
+    static void op_trampoline_##i(void *in, void *inout, int *len, MPI_Datatype *type)     \
     {                                                                                      \
         MPI_Fint ftype = MPI_Type_c2f(*type);                                              \
-        op_slot[8 * (a) + (k)](in, inout, len, &ftype);                                    \
+        ((faro_f_user_fn *)slot_fn[CB_OP][i])(in, inout, len, &ftype);                     \
     }
-#define TRAMPOLINES8(a) TRAMPOLINE(a, 0) TRAMPOLINE(a, 1) TRAMPOLINE(a, 2) TRAMPOLINE(a, 3) \
-    TRAMPOLINE(a, 4) TRAMPOLINE(a, 5) TRAMPOLINE(a, 6) TRAMPOLINE(a, 7)
-TRAMPOLINES8(0) TRAMPOLINES8(1) TRAMPOLINES8(2) TRAMPOLINES8(3)
-#define NAMES8(a) op_trampoline_##a##_0, op_trampoline_##a##_1, op_trampoline_##a##_2,      \
-    op_trampoline_##a##_3, op_trampoline_##a##_4, op_trampoline_##a##_5,                   \
-    op_trampoline_##a##_6, op_trampoline_##a##_7
-static MPI_User_function *const op_trampoline[FARO_F_OP_SLOTS] = {
-    NAMES8(0), NAMES8(1), NAMES8(2), NAMES8(3)
+#define ERRH_TRAMPOLINE(i)                                                                 \
+    static void comm_errh_trampoline_##i(MPI_Comm *comm, int *code, ...)                   \
+    {                                                                                      \
+        MPI_Fint fcomm = MPI_Comm_c2f(*comm);                                              \
+        ((faro_f_errh_fn *)slot_fn[CB_COMM_ERRH][i])(&fcomm, code);                        \
+    }                                                                                      \
+    static void win_errh_trampoline_##i(MPI_Win *win, int *code, ...)                      \
+    {                                                                                      \
+        MPI_Fint fwin = MPI_Win_c2f(*win);                                                 \
+        ((faro_f_errh_fn *)slot_fn[CB_WIN_ERRH][i])(&fwin, code);                          \
+    }
+FOR_SLOTS(OP_TRAMPOLINE)
+FOR_SLOTS(ERRH_TRAMPOLINE)
+#define OP_NAME(i) op_trampoline_##i,
+#define COMM_ERRH_NAME(i) comm_errh_trampoline_##i,
+#define WIN_ERRH_NAME(i) win_errh_trampoline_##i,
+static MPI_User_function *const op_trampoline[FARO_F_SLOTS] = { FOR_SLOTS(OP_NAME) };
+static MPI_Comm_errhandler_function *const comm_errh_trampoline[FARO_F_SLOTS] = {
+    FOR_SLOTS(COMM_ERRH_NAME)
 };
+static MPI_Win_errhandler_function *const win_errh_trampoline[FARO_F_SLOTS] = {
+    FOR_SLOTS(WIN_ERRH_NAME)
+};
+
+/* The slot of fn among kind's, or -1 (after raising the error) when all are taken. */
+static int take_slot(int kind, faro_f_any_fn *fn, const char *caller)
+{
+    int slot = -1;
+    pthread_mutex_lock(&slot_lock);
+    for (int i = 0; i < FARO_F_SLOTS && slot < 0; i++)
+        if (!slot_fn[kind][i] || slot_fn[kind][i] == fn) {
+            slot_fn[kind][i] = fn;
+            slot = i;
+        }
+    pthread_mutex_unlock(&slot_lock);
+    if (slot < 0)
+        faro_f_error(MPI_ERR_INTERN, "%s (Fortran binding): more than 32 distinct Fortran "
+                     "subroutines given to it in one process; Faro's Fortran layer has a "
+                     "fixed set of trampolines", caller);
+    return slot;
+}
 
 void pmpi_op_create_(faro_f_user_fn *user_fn, MPI_Fint *commute, MPI_Fint *op,
                      MPI_Fint *ierror)
 {
-    int slot = -1;
-    pthread_mutex_lock(&op_slot_lock);
-    for (int i = 0; i < FARO_F_OP_SLOTS && slot < 0; i++)
-        if (!op_slot[i] || op_slot[i] == user_fn) {
-            op_slot[i] = user_fn;
-            slot = i;
-        }
-    pthread_mutex_unlock(&op_slot_lock);
-    if (slot < 0) {
-        *op = 0;
-        SET_IERROR(faro_f_error(MPI_ERR_INTERN, "%s (Fortran binding): more than 32 distinct "
-                                "Fortran reduction functions in one process; Faro's Fortran "
-                                "layer has a fixed set of trampolines", "MPI_Op_create"));
-        return;
-    }
+    int slot = take_slot(CB_OP, (faro_f_any_fn *)user_fn, "MPI_Op_create");
     MPI_Op c_op = MPI_OP_NULL;
-    int rc = MPI_Op_create(op_trampoline[slot], *commute != 0, &c_op);
+    int rc = slot < 0 ? MPI_ERR_INTERN : MPI_Op_create(op_trampoline[slot], *commute != 0, &c_op);
     *op = MPI_Op_c2f(c_op);
     SET_IERROR(rc);
 }
 #pragma weak mpi_op_create_ = pmpi_op_create_
-/* the name mpi_f08's module procedure calls (its own name is MPI_Op_create) */
+/* the names mpi_f08's module procedures call (their own are MPI_Op_create ...) */
 #pragma weak faro_f_op_create_ = pmpi_op_create_
+
+void pmpi_comm_create_errhandler_(faro_f_errh_fn *fn, MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    int slot = take_slot(CB_COMM_ERRH, (faro_f_any_fn *)fn, "MPI_Comm_create_errhandler");
+    MPI_Errhandler c_eh = MPI_ERRHANDLER_NULL;
+    int rc = slot < 0 ? MPI_ERR_INTERN
+                      : MPI_Comm_create_errhandler(comm_errh_trampoline[slot], &c_eh);
+    *errhandler = MPI_Errhandler_c2f(c_eh);
+    SET_IERROR(rc);
+}
+#pragma weak mpi_comm_create_errhandler_ = pmpi_comm_create_errhandler_
+#pragma weak faro_f_comm_create_errhandler_ = pmpi_comm_create_errhandler_
+
+void pmpi_win_create_errhandler_(faro_f_errh_fn *fn, MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    int slot = take_slot(CB_WIN_ERRH, (faro_f_any_fn *)fn, "MPI_Win_create_errhandler");
+    MPI_Errhandler c_eh = MPI_ERRHANDLER_NULL;
+    int rc = slot < 0 ? MPI_ERR_INTERN
+                      : MPI_Win_create_errhandler(win_errh_trampoline[slot], &c_eh);
+    *errhandler = MPI_Errhandler_c2f(c_eh);
+    SET_IERROR(rc);
+}
+#pragma weak mpi_win_create_errhandler_ = pmpi_win_create_errhandler_
+#pragma weak faro_f_win_create_errhandler_ = pmpi_win_create_errhandler_

@@ -1,7 +1,8 @@
 ! use mpi: init, rank and size, nonblocking messages around a ring with
 ! their statuses (MPI_Waitall; MPI_Waitany and MPI_Waitsome's indices from 1), MPI_STATUS_IGNORE, bcast, allreduce
 ! (MPI_SUM on INTEGER and DOUBLE PRECISION, MPI_IN_PLACE), a vector
-! datatype, MPI_BOTTOM with absolute addresses, a reduction written in Fortran (MPI_Op_create), an error returned
+! datatype, MPI_BOTTOM with absolute addresses, a reduction and an error
+! handler written in Fortran (MPI_Op_create), an error returned
 ! under MPI_ERRORS_RETURN, names, finalize.
 ! A failing check prints "fortran_usempi: rank R: FAIL: what" and aborts.
 program fortran_usempi
@@ -14,8 +15,9 @@ program fortran_usempi
   character(len=MPI_MAX_ERROR_STRING) :: msg
   character(len=MPI_MAX_OBJECT_NAME) :: name
   logical :: flag
-  integer :: myop
-  external :: add_plus_one
+  integer :: myop, dupc, eh, seen_comm, seen_class
+  common /errh_seen/ seen_comm, seen_class
+  external :: add_plus_one, record_error
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -92,6 +94,18 @@ program fortran_usempi
   call MPI_Comm_get_name(MPI_COMM_WORLD, name, rlen, ierr)
   if (name /= 'MPI_COMM_WORLD' .or. rlen /= 14) call fail('name of MPI_COMM_WORLD: ' // name)
 
+  ! an error handler written in Fortran: called with the communicator and the code
+  call MPI_Comm_dup(MPI_COMM_WORLD, dupc, ierr)
+  call MPI_Comm_create_errhandler(record_error, eh, ierr)
+  call MPI_Comm_set_errhandler(dupc, eh, ierr)
+  call MPI_Errhandler_free(eh, ierr)
+  seen_comm = -1
+  seen_class = -1
+  call MPI_Send(sbuf, 1, MPI_INTEGER, np, 0, dupc, ierr)
+  if (seen_comm /= dupc) call fail('the Fortran error handler did not get the communicator')
+  if (seen_class /= MPI_ERR_RANK) call fail('the Fortran error handler did not get MPI_ERR_RANK')
+  call MPI_Comm_free(dupc, ierr)
+
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
   call MPI_Send(sbuf, 1, MPI_INTEGER, np, 0, MPI_COMM_WORLD, ierr)
   if (ierr == MPI_SUCCESS) call fail('a send to rank np succeeded')
@@ -122,4 +136,14 @@ subroutine add_plus_one(invec, inoutvec, len, datatype)
   integer, intent(inout) :: inoutvec(len)
   inoutvec = invec + inoutvec + 1
   if (datatype /= MPI_INTEGER) inoutvec = -1000
+end subroutine
+
+! The user error handler: records the communicator and the error's class.
+subroutine record_error(comm, code)
+  use mpi
+  implicit none
+  integer :: comm, code, ierr, seen_comm, seen_class
+  common /errh_seen/ seen_comm, seen_class
+  seen_comm = comm
+  call MPI_Error_class(code, seen_class, ierr)
 end subroutine

@@ -1,11 +1,27 @@
 ! use mpi_f08: the derived handle types and TYPE(MPI_Status), ierror left
 ! out, init, rank and size, messages around a ring with their statuses,
 ! MPI_STATUS_IGNORE, bcast, allreduce (MPI_SUM on INTEGER and DOUBLE
-! PRECISION, MPI_IN_PLACE), a reduction written in Fortran, a vector datatype, a non-contiguous section
+! PRECISION, MPI_IN_PLACE), a reduction and an error handler written in Fortran, a vector datatype, a non-contiguous section
 ! refused, an error returned under MPI_ERRORS_RETURN, finalize. A failing
 ! check prints "fortran_usempif08: rank R: FAIL: what" and aborts.
+! The user error handler: records the communicator and the error's class.
+module fortran_usempif08_errh
+  use mpi_f08
+  implicit none
+  type(MPI_Comm) :: seen_comm
+  integer :: seen_class = -1
+contains
+  subroutine record_error(comm, error_code)
+    type(MPI_Comm) :: comm
+    integer :: error_code
+    seen_comm = comm
+    call MPI_Error_class(error_code, seen_class)
+  end subroutine
+end module
+
 program fortran_usempif08
   use mpi_f08
+  use fortran_usempif08_errh
   use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
   implicit none
   integer :: ierr, rank, np, next, prev, i, n, cls, rlen, isum
@@ -15,6 +31,7 @@ program fortran_usempif08
   type(MPI_Datatype) :: vtype
   type(MPI_Comm) :: dup
   type(MPI_Op) :: myop
+  type(MPI_Errhandler) :: eh
   double precision :: dsum, dbuf(4), t
   character(len=MPI_MAX_ERROR_STRING) :: msg
 
@@ -70,7 +87,15 @@ program fortran_usempif08
   call MPI_Type_free(vtype)
   if (vtype /= MPI_DATATYPE_NULL) call fail('MPI_Type_free left the handle')
 
+  ! an error handler written in Fortran: called with the communicator and the code
   call MPI_Comm_dup(MPI_COMM_WORLD, dup)
+  call MPI_Comm_create_errhandler(record_error, eh)
+  call MPI_Comm_set_errhandler(dup, eh)
+  call MPI_Errhandler_free(eh)
+  call MPI_Send(sbuf, 1, MPI_INTEGER, np, 0, dup, ierr)
+  if (seen_comm /= dup) call fail('the Fortran error handler did not get the communicator')
+  if (seen_class /= MPI_ERR_RANK) call fail('the Fortran error handler did not get MPI_ERR_RANK')
+
   call MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN)
   call MPI_Send(sbuf, 1, MPI_INTEGER, np, 0, dup, ierr)
   if (ierr == MPI_SUCCESS) call fail('a send to rank np succeeded')
