@@ -86,28 +86,21 @@ HAND_F08_PROCS = '''  SUBROUTINE MPI_Op_create(user_fn, commute, op, ierror)
     EXTERNAL :: faro_f_op_create
     CALL faro_f_op_create(user_fn, commute, op%MPI_VAL, e)
     IF (PRESENT(ierror)) ierror = e
-  END SUBROUTINE MPI_Op_create
-  SUBROUTINE MPI_Comm_create_errhandler(comm_errhandler_fn, errhandler, ierror)
-    PROCEDURE(MPI_Comm_errhandler_function) :: comm_errhandler_fn
+  END SUBROUTINE MPI_Op_create'''.split('\n')
+# the comm and window create_errhandler procedures differ only in the object
+for _obj in ('Comm', 'Win'):
+    HAND_F08_PROCS += ('''  SUBROUTINE MPI_%(o)s_create_errhandler(%(l)s_errhandler_fn, errhandler, ierror)
+    PROCEDURE(MPI_%(o)s_errhandler_function) :: %(l)s_errhandler_fn
     TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
     INTEGER, OPTIONAL, INTENT(OUT) :: ierror
     INTEGER :: e
-    EXTERNAL :: faro_f_comm_create_errhandler
-    CALL faro_f_comm_create_errhandler(comm_errhandler_fn, errhandler%MPI_VAL, e)
+    EXTERNAL :: faro_f_%(l)s_create_errhandler
+    CALL faro_f_%(l)s_create_errhandler(%(l)s_errhandler_fn, errhandler%%MPI_VAL, e)
     IF (PRESENT(ierror)) ierror = e
-  END SUBROUTINE MPI_Comm_create_errhandler
-  SUBROUTINE MPI_Win_create_errhandler(win_errhandler_fn, errhandler, ierror)
-    PROCEDURE(MPI_Win_errhandler_function) :: win_errhandler_fn
-    TYPE(MPI_Errhandler), INTENT(OUT) :: errhandler
-    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
-    INTEGER :: e
-    EXTERNAL :: faro_f_win_create_errhandler
-    CALL faro_f_win_create_errhandler(win_errhandler_fn, errhandler%MPI_VAL, e)
-    IF (PRESENT(ierror)) ierror = e
-  END SUBROUTINE MPI_Win_create_errhandler'''.split('\n')
+  END SUBROUTINE MPI_%(o)s_create_errhandler''' % {'o': _obj, 'l': _obj.lower()}).split('\n')
 
 # mpi_f08's abstract interfaces of the callbacks (the module declares
-# it before its interfaces)
+# them before its interfaces)
 HAND_F08_ABSTRACT = '''  ABSTRACT INTERFACE
     SUBROUTINE MPI_User_function(invec, inoutvec, len, datatype)
       IMPORT

@@ -129,26 +129,29 @@ void pmpi_op_create_(faro_f_user_fn *user_fn, MPI_Fint *commute, MPI_Fint *op,
 /* the names mpi_f08's module procedures call (their own are MPI_Op_create ...) */
 #pragma weak faro_f_op_create_ = pmpi_op_create_
 
-void pmpi_comm_create_errhandler_(faro_f_errh_fn *fn, MPI_Fint *errhandler, MPI_Fint *ierror)
+/* An error handler for communicators (CB_COMM_ERRH) or windows (CB_WIN_ERRH). */
+static void create_errhandler(int kind, faro_f_errh_fn *fn, MPI_Fint *errhandler,
+                              MPI_Fint *ierror, const char *caller)
 {
-    int slot = take_slot(CB_COMM_ERRH, (faro_f_any_fn *)fn, "MPI_Comm_create_errhandler");
+    int slot = take_slot(kind, (faro_f_any_fn *)fn, caller);
     MPI_Errhandler c_eh = MPI_ERRHANDLER_NULL;
     int rc = slot < 0 ? MPI_ERR_INTERN
-                      : MPI_Comm_create_errhandler(comm_errh_trampoline[slot], &c_eh);
+             : kind == CB_COMM_ERRH ? MPI_Comm_create_errhandler(comm_errh_trampoline[slot], &c_eh)
+                                    : MPI_Win_create_errhandler(win_errh_trampoline[slot], &c_eh);
     *errhandler = MPI_Errhandler_c2f(c_eh);
     SET_IERROR(rc);
+}
+
+void pmpi_comm_create_errhandler_(faro_f_errh_fn *fn, MPI_Fint *errhandler, MPI_Fint *ierror)
+{
+    create_errhandler(CB_COMM_ERRH, fn, errhandler, ierror, "MPI_Comm_create_errhandler");
 }
 #pragma weak mpi_comm_create_errhandler_ = pmpi_comm_create_errhandler_
 #pragma weak faro_f_comm_create_errhandler_ = pmpi_comm_create_errhandler_
 
 void pmpi_win_create_errhandler_(faro_f_errh_fn *fn, MPI_Fint *errhandler, MPI_Fint *ierror)
 {
-    int slot = take_slot(CB_WIN_ERRH, (faro_f_any_fn *)fn, "MPI_Win_create_errhandler");
-    MPI_Errhandler c_eh = MPI_ERRHANDLER_NULL;
-    int rc = slot < 0 ? MPI_ERR_INTERN
-                      : MPI_Win_create_errhandler(win_errh_trampoline[slot], &c_eh);
-    *errhandler = MPI_Errhandler_c2f(c_eh);
-    SET_IERROR(rc);
+    create_errhandler(CB_WIN_ERRH, fn, errhandler, ierror, "MPI_Win_create_errhandler");
 }
 #pragma weak mpi_win_create_errhandler_ = pmpi_win_create_errhandler_
 #pragma weak faro_f_win_create_errhandler_ = pmpi_win_create_errhandler_
