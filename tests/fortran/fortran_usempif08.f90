@@ -9,8 +9,16 @@ module fortran_usempif08_errh
   use mpi_f08
   implicit none
   type(MPI_Comm) :: seen_comm
+  type(MPI_Win) :: seen_win
   integer :: seen_class = -1
 contains
+  subroutine record_win_error(win, error_code)
+    type(MPI_Win) :: win
+    integer :: error_code
+    seen_win = win
+    call MPI_Error_class(error_code, seen_class)
+  end subroutine
+
   subroutine record_error(comm, error_code)
     type(MPI_Comm) :: comm
     integer :: error_code
@@ -32,6 +40,8 @@ program fortran_usempif08
   type(MPI_Comm) :: dup
   type(MPI_Op) :: myop
   type(MPI_Errhandler) :: eh
+  type(MPI_Win) :: win
+  integer :: wbuf(4)
   double precision :: dsum, dbuf(4), t
   character(len=MPI_MAX_ERROR_STRING) :: msg
 
@@ -95,6 +105,21 @@ program fortran_usempif08
   call MPI_Send(sbuf, 1, MPI_INTEGER, np, 0, dup, ierr)
   if (seen_comm /= dup) call fail('the Fortran error handler did not get the communicator')
   if (seen_class /= MPI_ERR_RANK) call fail('the Fortran error handler did not get MPI_ERR_RANK')
+
+  ! the same for a window: a put to rank np
+  wbuf = 0
+  call MPI_Win_create(wbuf, 16_MPI_ADDRESS_KIND, 4, MPI_INFO_NULL, MPI_COMM_WORLD, win)
+  call MPI_Win_create_errhandler(record_win_error, eh)
+  call MPI_Win_set_errhandler(win, eh)
+  call MPI_Errhandler_free(eh)
+  call MPI_Win_fence(0, win)
+  seen_class = -1
+  call MPI_Put(sbuf, 1, MPI_INTEGER, np, 0_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win, ierr)
+  if (seen_win /= win) call fail('the Fortran window error handler did not get the window')
+  if (seen_class /= MPI_ERR_RANK) call fail('the Fortran window error handler did not get MPI_ERR_RANK')
+  call MPI_Win_fence(0, win)
+  call MPI_Win_free(win)
+  if (win /= MPI_WIN_NULL) call fail('MPI_Win_free left the handle')
 
   call MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN)
   call MPI_Send(sbuf, 1, MPI_INTEGER, np, 0, dup, ierr)
