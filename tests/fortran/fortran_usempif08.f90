@@ -1,17 +1,34 @@
 ! use mpi_f08: the derived handle types and TYPE(MPI_Status), ierror left
 ! out, init, rank and size, messages around a ring with their statuses,
 ! MPI_STATUS_IGNORE, bcast, allreduce (MPI_SUM on INTEGER and DOUBLE
-! PRECISION, MPI_IN_PLACE), a reduction and an error handler written in Fortran, a vector datatype, a non-contiguous section
+! PRECISION, MPI_IN_PLACE), a reduction and error handlers (communicator,
+! window) written in Fortran, a vector datatype, a non-contiguous section
 ! refused, an error returned under MPI_ERRORS_RETURN, finalize. A failing
 ! check prints "fortran_usempif08: rank R: FAIL: what" and aborts.
-! The user error handler: records the communicator and the error's class.
+
+! The user callbacks (module procedures: an internal procedure passed as an
+! argument would need an executable stack): the error handlers record the
+! communicator or window and the error's class.
 module fortran_usempif08_errh
   use mpi_f08
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
   implicit none
   type(MPI_Comm) :: seen_comm
   type(MPI_Win) :: seen_win
   integer :: seen_class = -1
 contains
+  ! inoutvec = invec + inoutvec + 1 (a wrong datatype gives -1000)
+  subroutine add_plus_one(invec, inoutvec, len, datatype)
+    type(c_ptr), value :: invec, inoutvec
+    integer :: len
+    type(MPI_Datatype) :: datatype
+    integer, pointer :: a(:), b(:)
+    call c_f_pointer(invec, a, [len])
+    call c_f_pointer(inoutvec, b, [len])
+    b = a + b + 1
+    if (datatype /= MPI_INTEGER) b = -1000
+  end subroutine
+
   subroutine record_win_error(win, error_code)
     type(MPI_Win) :: win
     integer :: error_code
@@ -30,7 +47,6 @@ end module
 program fortran_usempif08
   use mpi_f08
   use fortran_usempif08_errh
-  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
   implicit none
   integer :: ierr, rank, np, next, prev, i, n, cls, rlen, isum
   integer :: sbuf(10), rbuf(10), grid(4, 3)
@@ -143,18 +159,6 @@ program fortran_usempif08
   if (rank == 0) print '(a,i0,a)', 'fortran_usempif08: ', np, ' processes: OK'
   call MPI_Finalize()
 contains
-  ! inoutvec = invec + inoutvec + 1 (a wrong datatype gives -1000)
-  subroutine add_plus_one(invec, inoutvec, len, datatype)
-    type(c_ptr), value :: invec, inoutvec
-    integer :: len
-    type(MPI_Datatype) :: datatype
-    integer, pointer :: a(:), b(:)
-    call c_f_pointer(invec, a, [len])
-    call c_f_pointer(inoutvec, b, [len])
-    b = a + b + 1
-    if (datatype /= MPI_INTEGER) b = -1000
-  end subroutine
-
   subroutine fail(what)
     character(len=*), intent(in) :: what
     print '(a,i0,2a)', 'fortran_usempif08: rank ', rank, ': FAIL: ', what
