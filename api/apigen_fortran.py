@@ -42,8 +42,10 @@ WIDE_INTS = {'MPI_Aint': 'MPI_ADDRESS_KIND', 'MPI_Offset': 'MPI_OFFSET_KIND',
 # int parameters that are LOGICAL in Fortran (the C declaration cannot say)
 LOGICAL_NAMES = {'flag', 'periods', 'reorder', 'remain_dims', 'high', 'weighted'}
 # void * parameters that hold an address or a value, not a buffer
-ADDRESS_NAMES = {'attribute_val', 'attribute_val_in', 'attribute_val_out', 'attr_val',
-                 'baseptr', 'extra_state'}
+ADDRESS_NAMES = {'attribute_val_in', 'attribute_val_out', 'attr_val', 'baseptr', 'extra_state'}
+# MPI-1's attribute calls: Fortran's value is a default INTEGER there
+# (an address-sized one in their MPI-2 replacements)
+MPI1_ATTR = {'MPI_Attr_get', 'MPI_Attr_put'}
 # Pointer constants of mpi.h that Fortran spells as a variable: the common
 # block that holds it, its Fortran declaration in mpif.h and in mpi_f08, and
 # the C bindings' test. Parameters these may stand for are named in PARAM_SENTINELS.
@@ -129,8 +131,24 @@ def bind_param(fn, p, declared, fints):
             b.post.append('faro_f_fstr(%s, %s_len, c_%s);' % (n, n, n))
         b.f08 = 'CHARACTER(LEN=*)'
         return b
+    if t == 'void' and n == 'attribute_val' and fn.name not in MPI1_ATTR:
+        # an attribute's value: INTEGER(KIND=MPI_ADDRESS_KIND) in Fortran,
+        # the void * itself in C (a predefined key's value is read through it)
+        b.cdecl = 'MPI_Aint *%s' % n
+        b.f90 = b.f08 = 'INTEGER(KIND=MPI_ADDRESS_KIND)'
+        if p.direction == 'IN':
+            b.arg = '(void *)*%s' % n
+            return b
+        keyval = [q.name for q in fn.params if q.name.endswith('keyval')]
+        if len(keyval) != 1 or 'flag' not in [q.name for q in fn.params]:
+            raise Skip('%s: an attribute value without one keyval and a flag' % n)
+        b.pre.append('void *c_%s = NULL;' % n)
+        b.arg = '&c_%s' % n
+        b.post.append('if (rc == MPI_SUCCESS && *flag) *%s = faro_f_attr_value("%s", *%s, c_%s);'
+                      % (n, fn.name, keyval[0], n))
+        return b
     if t == 'void':
-        if n in ADDRESS_NAMES or depth != 1:
+        if n in ADDRESS_NAMES or n == 'attribute_val' or depth != 1:
             raise Skip('%s is an address-valued void * (INTEGER(KIND=MPI_ADDRESS_KIND) in '
                        'Fortran)' % n)
         b.choice = True

@@ -7,9 +7,6 @@ procedures). Their C is fortran/hand.c.
 HAND = {
     'MPI_Init': 'argc/argv: Fortran has no command line arguments to pass',
     'MPI_Init_thread': 'argc/argv: Fortran has no command line arguments to pass',
-    'MPI_Comm_get_attr': 'the value is an INTEGER(KIND=MPI_ADDRESS_KIND), not a void *; '
-                         'predefined keys give the integer itself',
-    'MPI_Comm_set_attr': 'the value is an INTEGER(KIND=MPI_ADDRESS_KIND), not a void *',
     'MPI_Op_create': 'the callback is a Fortran subroutine: C calls it through a trampoline',
     'MPI_Comm_create_errhandler': 'the callback is a Fortran subroutine (trampoline)',
     'MPI_Win_create_errhandler': 'the callback is a Fortran subroutine (trampoline)',
@@ -22,19 +19,6 @@ HAND_F90 = '''    SUBROUTINE MPI_Init(ierror)
       INTEGER, INTENT(IN) :: required
       INTEGER, INTENT(OUT) :: provided, ierror
     END SUBROUTINE MPI_Init_thread
-    SUBROUTINE MPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag, ierror)
-      IMPORT
-      INTEGER, INTENT(IN) :: comm, comm_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER, INTENT(OUT) :: ierror
-    END SUBROUTINE MPI_Comm_get_attr
-    SUBROUTINE MPI_Comm_set_attr(comm, comm_keyval, attribute_val, ierror)
-      IMPORT
-      INTEGER, INTENT(IN) :: comm, comm_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
-      INTEGER, INTENT(OUT) :: ierror
-    END SUBROUTINE MPI_Comm_set_attr
     SUBROUTINE MPI_Op_create(user_fn, commute, op, ierror)
       EXTERNAL :: user_fn
       LOGICAL, INTENT(IN) :: commute
@@ -58,24 +42,7 @@ HAND_F08 = '''    SUBROUTINE MPI_Init(ierror) BIND(C, NAME="mpi_init_")
       INTEGER(C_INT), INTENT(IN) :: required
       INTEGER(C_INT), INTENT(OUT) :: provided
       INTEGER(C_INT), OPTIONAL, INTENT(OUT) :: ierror
-    END SUBROUTINE MPI_Init_thread
-    SUBROUTINE MPI_Comm_get_attr(comm, comm_keyval, attribute_val, flag, ierror) &
-        BIND(C, NAME="mpi_comm_get_attr_")
-      IMPORT
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER(C_INT), INTENT(IN) :: comm_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(OUT) :: attribute_val
-      LOGICAL, INTENT(OUT) :: flag
-      INTEGER(C_INT), OPTIONAL, INTENT(OUT) :: ierror
-    END SUBROUTINE MPI_Comm_get_attr
-    SUBROUTINE MPI_Comm_set_attr(comm, comm_keyval, attribute_val, ierror) &
-        BIND(C, NAME="mpi_comm_set_attr_")
-      IMPORT
-      TYPE(MPI_Comm), INTENT(IN) :: comm
-      INTEGER(C_INT), INTENT(IN) :: comm_keyval
-      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: attribute_val
-      INTEGER(C_INT), OPTIONAL, INTENT(OUT) :: ierror
-    END SUBROUTINE MPI_Comm_set_attr'''.split('\n')
+    END SUBROUTINE MPI_Init_thread'''.split('\n')
 
 HAND_F08_PROCS = '''  SUBROUTINE MPI_Op_create(user_fn, commute, op, ierror)
     PROCEDURE(MPI_User_function) :: user_fn

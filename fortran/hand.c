@@ -1,8 +1,8 @@
 /*
  * The Fortran bindings the generator cannot make (api/apigen_fortran_hand.py
  * lists them with the reason and holds their Fortran interfaces): MPI_Init's
- * argc/argv, attribute values that are integers in Fortran, and callbacks
- * (reduction functions, error handlers) written in Fortran. Same convention as the generated ones
+ * argc/argv and callbacks (reduction functions, error handlers) written in
+ * Fortran. Same convention as the generated ones
  * (pmpi_x_ with mpi_x_ a weak alias, ierror NULL when mpi_f08 leaves it out).
  */
 #include <pthread.h>
@@ -24,28 +24,6 @@ void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
     SET_IERROR(MPI_Init_thread(NULL, NULL, *required, provided));
 }
 #pragma weak mpi_init_thread_ = pmpi_init_thread_
-
-/* A Fortran attribute value is an INTEGER(KIND=MPI_ADDRESS_KIND) stored as
- * the void * itself; the predefined keys hold a pointer to an int, whose
- * value Fortran gets. */
-void pmpi_comm_get_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val,
-                         MPI_Fint *flag, MPI_Fint *ierror)
-{
-    void *v = NULL;
-    int rc = MPI_Comm_get_attr(MPI_Comm_f2c(*comm), *comm_keyval, &v, flag);
-    *flag = *flag != 0;
-    if (rc == MPI_SUCCESS && *flag)
-        *attribute_val = faro_f_predefined_key(*comm_keyval) ? *(int *)v : (MPI_Aint)v;
-    SET_IERROR(rc);
-}
-#pragma weak mpi_comm_get_attr_ = pmpi_comm_get_attr_
-
-void pmpi_comm_set_attr_(MPI_Fint *comm, MPI_Fint *comm_keyval, MPI_Aint *attribute_val,
-                         MPI_Fint *ierror)
-{
-    SET_IERROR(MPI_Comm_set_attr(MPI_Comm_f2c(*comm), *comm_keyval, (void *)*attribute_val));
-}
-#pragma weak mpi_comm_set_attr_ = pmpi_comm_set_attr_
 
 /* Callbacks written in Fortran: reduction functions and error handlers. C
  * calls an MPI_User_function without its op, and an error handler without a

@@ -136,12 +136,23 @@ void faro_f_predefined(MPI_Fint got, MPI_Fint want, const char *name)
     abort();
 }
 
-int faro_f_predefined_key(int keyval)
+MPI_Aint faro_f_attr_value(const char *fn, int keyval, void *v)
 {
-    switch (keyval) {
-    case MPI_TAG_UB: case MPI_HOST: case MPI_IO: case MPI_WTIME_IS_GLOBAL:
-    case MPI_UNIVERSE_SIZE: case MPI_APPNUM: case MPI_LASTUSEDCODE:
-        return 1;
+    if (strcmp(fn, "MPI_Comm_get_attr") == 0) {
+        switch (keyval) {
+        case MPI_TAG_UB: case MPI_HOST: case MPI_IO: case MPI_WTIME_IS_GLOBAL:
+        case MPI_UNIVERSE_SIZE: case MPI_APPNUM: case MPI_LASTUSEDCODE:
+            return *(int *)v;
+        }
+    } else if (strcmp(fn, "MPI_Win_get_attr") == 0) {
+        switch (keyval) {
+        case MPI_WIN_BASE:
+            return (MPI_Aint)v;
+        case MPI_WIN_SIZE:
+            return *(MPI_Aint *)v;
+        case MPI_WIN_DISP_UNIT: case MPI_WIN_CREATE_FLAVOR: case MPI_WIN_MODEL:
+            return *(int *)v;
+        }
     }
-    return 0;
+    return (MPI_Aint)v;
 }

@@ -75,7 +75,10 @@ int faro_f_comm_size(MPI_Comm comm);
 
 /* Checks that a predefined handle got the integer mpif.h gives it. */
 void faro_f_predefined(MPI_Fint got, MPI_Fint want, const char *name);
-/* A predefined attribute key (its value is a pointer to an int in C). */
-int faro_f_predefined_key(int keyval);
+/* The INTEGER(KIND=MPI_ADDRESS_KIND) Fortran gets for an attribute value C
+ * gave as v from function fn (MPI_Comm_get_attr ...): the value stored,
+ * or for a predefined key what v points to (an int; MPI_WIN_SIZE's MPI_Aint;
+ * MPI_WIN_BASE's address itself). */
+MPI_Aint faro_f_attr_value(const char *fn, int keyval, void *v);
 
 #endif

@@ -58,6 +58,8 @@ program fortran_usempif08
   type(MPI_Errhandler) :: eh
   type(MPI_Win) :: win
   integer :: wbuf(4)
+  integer(kind=MPI_ADDRESS_KIND) :: aval
+  logical :: flag
   double precision :: dsum, dbuf(4), t
   character(len=MPI_MAX_ERROR_STRING) :: msg
 
@@ -128,6 +130,12 @@ program fortran_usempif08
   call MPI_Win_create_errhandler(record_win_error, eh)
   call MPI_Win_set_errhandler(win, eh)
   call MPI_Errhandler_free(eh)
+  call MPI_Win_get_attr(win, MPI_WIN_SIZE, aval, flag)
+  if (.not. flag .or. aval /= 16) call fail('MPI_WIN_SIZE attribute')
+  call MPI_Win_get_attr(win, MPI_WIN_DISP_UNIT, aval, flag)
+  if (.not. flag .or. aval /= 4) call fail('MPI_WIN_DISP_UNIT attribute')
+  call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, aval, flag)
+  if (.not. flag .or. aval < 32767) call fail('MPI_TAG_UB attribute')
   call MPI_Win_fence(0, win)
   seen_class = -1
   call MPI_Put(sbuf, 1, MPI_INTEGER, np, 0_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win, ierr)
