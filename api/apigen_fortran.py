@@ -42,7 +42,7 @@ WIDE_INTS = {'MPI_Aint': 'MPI_ADDRESS_KIND', 'MPI_Offset': 'MPI_OFFSET_KIND',
 # int parameters that are LOGICAL in Fortran (the C declaration cannot say)
 LOGICAL_NAMES = {'flag', 'periods', 'reorder', 'remain_dims', 'high', 'weighted'}
 # void * parameters that hold an address or a value, not a buffer
-ADDRESS_NAMES = {'attribute_val_in', 'attribute_val_out', 'attr_val', 'baseptr', 'extra_state'}
+ADDRESS_NAMES = {'attribute_val_in', 'attribute_val_out', 'attr_val', 'extra_state'}
 # MPI-1's attribute calls: Fortran's value is a default INTEGER there
 # (an address-sized one in their MPI-2 replacements)
 MPI1_ATTR = {'MPI_Attr_get', 'MPI_Attr_put'}
@@ -146,6 +146,16 @@ def bind_param(fn, p, declared, fints):
         b.arg = '&c_%s' % n
         b.post.append('if (rc == MPI_SUCCESS && *flag) *%s = faro_f_attr_value("%s", *%s, c_%s);'
                       % (n, fn.name, keyval[0], n))
+        return b
+    if t == 'void' and n == 'baseptr' and p.direction == 'OUT':
+        # memory the call allocates: its address, as an integer (mpi, like a
+        # Cray pointer) or TYPE(C_PTR) (mpi_f08, for C_F_POINTER): one word
+        b.cdecl = 'MPI_Aint *%s' % n
+        b.f90 = 'INTEGER(KIND=MPI_ADDRESS_KIND)'
+        b.f08 = 'TYPE(C_PTR)'
+        b.pre.append('void *c_%s = NULL;' % n)
+        b.arg = '&c_%s' % n
+        b.post.append('*%s = (MPI_Aint)c_%s;' % (n, n))
         return b
     if t == 'void':
         if n in ADDRESS_NAMES or n == 'attribute_val' or depth != 1:

@@ -2,7 +2,8 @@
 ! out, init, rank and size, messages around a ring with their statuses,
 ! MPI_STATUS_IGNORE, bcast, allreduce (MPI_SUM on INTEGER and DOUBLE
 ! PRECISION, MPI_IN_PLACE), a reduction and error handlers (communicator,
-! window) written in Fortran, a vector datatype, a non-contiguous section
+! window) written in Fortran, window attributes, memory from MPI_Win_allocate
+! and MPI_Alloc_mem (TYPE(C_PTR)), a vector datatype, a non-contiguous section
 ! refused, an error returned under MPI_ERRORS_RETURN, finalize. A failing
 ! check prints "fortran_usempif08: rank R: FAIL: what" and aborts.
 
@@ -47,6 +48,7 @@ end module
 program fortran_usempif08
   use mpi_f08
   use fortran_usempif08_errh
+  use, intrinsic :: iso_c_binding, only: c_ptr, c_f_pointer
   implicit none
   integer :: ierr, rank, np, next, prev, i, n, cls, rlen, isum
   integer :: sbuf(10), rbuf(10), grid(4, 3)
@@ -59,6 +61,8 @@ program fortran_usempif08
   type(MPI_Win) :: win
   integer :: wbuf(4)
   integer(kind=MPI_ADDRESS_KIND) :: aval
+  type(c_ptr) :: base
+  integer, pointer :: wmem(:)
   logical :: flag
   double precision :: dsum, dbuf(4), t
   character(len=MPI_MAX_ERROR_STRING) :: msg
@@ -144,6 +148,21 @@ program fortran_usempif08
   call MPI_Win_fence(0, win)
   call MPI_Win_free(win)
   if (win /= MPI_WIN_NULL) call fail('MPI_Win_free left the handle')
+  ! memory the library allocates: MPI_Win_allocate's and MPI_Alloc_mem's TYPE(C_PTR)
+  call MPI_Win_allocate(16_MPI_ADDRESS_KIND, 4, MPI_INFO_NULL, MPI_COMM_WORLD, base, win)
+  call c_f_pointer(base, wmem, [4])
+  wmem = -1
+  call MPI_Win_fence(0, win)
+  call MPI_Put(rank, 1, MPI_INTEGER, next, 2_MPI_ADDRESS_KIND, 1, MPI_INTEGER, win)
+  call MPI_Win_fence(0, win)
+  if (wmem(3) /= prev .or. wmem(1) /= -1) call fail('MPI_Win_allocate memory after a put')
+  call MPI_Win_free(win)
+  call MPI_Alloc_mem(40_MPI_ADDRESS_KIND, MPI_INFO_NULL, base)
+  call c_f_pointer(base, wmem, [10])
+  wmem = 7
+  call MPI_Allreduce(MPI_IN_PLACE, wmem, 10, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD)
+  if (any(wmem /= 7 * np)) call fail('MPI_Alloc_mem memory in an allreduce')
+  call MPI_Free_mem(wmem)
 
   call MPI_Comm_set_errhandler(dup, MPI_ERRORS_RETURN)
   call MPI_Send(sbuf, 1, MPI_INTEGER, np, 0, dup, ierr)
