@@ -10,6 +10,7 @@ HAND = {
     'MPI_Op_create': 'the callback is a Fortran subroutine: C calls it through a trampoline',
     'MPI_Comm_create_errhandler': 'the callback is a Fortran subroutine (trampoline)',
     'MPI_Win_create_errhandler': 'the callback is a Fortran subroutine (trampoline)',
+    'MPI_Info_create_env': 'argc/argv are C\'s: the Fortran form has only info',
 }
 
 HAND_F90 = '''    SUBROUTINE MPI_Init(ierror)
@@ -19,6 +20,9 @@ HAND_F90 = '''    SUBROUTINE MPI_Init(ierror)
       INTEGER, INTENT(IN) :: required
       INTEGER, INTENT(OUT) :: provided, ierror
     END SUBROUTINE MPI_Init_thread
+    SUBROUTINE MPI_Info_create_env(info, ierror)
+      INTEGER, INTENT(OUT) :: info, ierror
+    END SUBROUTINE MPI_Info_create_env
     SUBROUTINE MPI_Op_create(user_fn, commute, op, ierror)
       EXTERNAL :: user_fn
       LOGICAL, INTENT(IN) :: commute
@@ -42,7 +46,12 @@ HAND_F08 = '''    SUBROUTINE MPI_Init(ierror) BIND(C, NAME="mpi_init_")
       INTEGER(C_INT), INTENT(IN) :: required
       INTEGER(C_INT), INTENT(OUT) :: provided
       INTEGER(C_INT), OPTIONAL, INTENT(OUT) :: ierror
-    END SUBROUTINE MPI_Init_thread'''.split('\n')
+    END SUBROUTINE MPI_Init_thread
+    SUBROUTINE MPI_Info_create_env(info, ierror) BIND(C, NAME="mpi_info_create_env_")
+      IMPORT
+      TYPE(MPI_Info), INTENT(OUT) :: info
+      INTEGER(C_INT), OPTIONAL, INTENT(OUT) :: ierror
+    END SUBROUTINE MPI_Info_create_env'''.split('\n')
 
 HAND_F08_PROCS = '''  SUBROUTINE MPI_Op_create(user_fn, commute, op, ierror)
     PROCEDURE(MPI_User_function) :: user_fn

@@ -1,7 +1,7 @@
 /*
  * The Fortran bindings the generator cannot make (api/apigen_fortran_hand.py
  * lists them with the reason and holds their Fortran interfaces): MPI_Init's
- * argc/argv and callbacks (reduction functions, error handlers) written in
+ * argc/argv (MPI_Init, MPI_Init_thread, MPI_Info_create_env) and callbacks (reduction functions, error handlers) written in
  * Fortran. Same convention as the generated ones
  * (pmpi_x_ with mpi_x_ a weak alias, ierror NULL when mpi_f08 leaves it out).
  */
@@ -24,6 +24,15 @@ void pmpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierror)
     SET_IERROR(MPI_Init_thread(NULL, NULL, *required, provided));
 }
 #pragma weak mpi_init_thread_ = pmpi_init_thread_
+
+void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierror)
+{
+    MPI_Info c_info = MPI_INFO_NULL;
+    int rc = MPI_Info_create_env(0, NULL, &c_info);
+    *info = MPI_Info_c2f(c_info);
+    SET_IERROR(rc);
+}
+#pragma weak mpi_info_create_env_ = pmpi_info_create_env_
 
 /* Callbacks written in Fortran: reduction functions and error handlers. C
  * calls an MPI_User_function without its op, and an error handler without a

@@ -1,10 +1,11 @@
 ! use mpi: init, rank and size, nonblocking messages around a ring with
-! their statuses (MPI_Waitall; MPI_Waitany and MPI_Waitsome's indices from 1), MPI_STATUS_IGNORE, bcast, allreduce
-! (MPI_SUM on INTEGER and DOUBLE PRECISION, MPI_IN_PLACE), a vector
-! datatype, MPI_BOTTOM with absolute addresses, a reduction and an error
-! handler written in Fortran (MPI_Op_create), an error returned
-! under MPI_ERRORS_RETURN, names, finalize.
-! A failing check prints "fortran_usempi: rank R: FAIL: what" and aborts.
+! their statuses (MPI_Waitall; MPI_Waitany and MPI_Waitsome's indices from
+! 1), MPI_STATUS_IGNORE, bcast, allreduce (MPI_SUM on INTEGER and DOUBLE
+! PRECISION, MPI_IN_PLACE), a vector datatype and its contents, MPI_BOTTOM
+! with absolute addresses, MPI_Info_create_env, a reduction and an error
+! handler written in Fortran, an error returned under MPI_ERRORS_RETURN,
+! names, finalize. A failing check prints "fortran_usempi: rank R: FAIL:
+! what" and aborts.
 program fortran_usempi
   use mpi
   implicit none
@@ -15,7 +16,8 @@ program fortran_usempi
   character(len=MPI_MAX_ERROR_STRING) :: msg
   character(len=MPI_MAX_OBJECT_NAME) :: name
   logical :: flag
-  integer :: myop, dupc, eh, seen_comm, seen_class
+  integer :: myop, dupc, eh, seen_comm, seen_class, ni, na, nd, comb, ints(3), types(1), info
+  integer(kind=MPI_ADDRESS_KIND) :: addrs(1)
   common /errh_seen/ seen_comm, seen_class
   external :: add_plus_one, record_error
 
@@ -73,6 +75,11 @@ program fortran_usempi
 
   call MPI_Type_vector(5, 1, 2, MPI_INTEGER, vtype, ierr)
   call MPI_Type_commit(vtype, ierr)
+  call MPI_Type_get_envelope(vtype, ni, na, nd, comb, ierr)
+  if (comb /= MPI_COMBINER_VECTOR .or. ni /= 3 .or. na /= 0 .or. nd /= 1) &
+      call fail('MPI_Type_get_envelope of a vector')
+  call MPI_Type_get_contents(vtype, 3, 0, 1, ints, addrs, types, ierr)
+  if (any(ints /= [5, 1, 2]) .or. types(1) /= MPI_INTEGER) call fail('MPI_Type_get_contents of a vector')
   sbuf = [(1000 * rank + i, i = 1, 10)]
   rbuf = -1
   call MPI_Sendrecv(sbuf, 1, vtype, next, 3, rbuf, 5, MPI_INTEGER, prev, 3, &
@@ -91,6 +98,9 @@ program fortran_usempi
 
   call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, tag_ub, flag, ierr)
   if (.not. flag .or. tag_ub < 32767) call fail('MPI_TAG_UB attribute')
+  call MPI_Info_create_env(info, ierr)
+  if (ierr /= MPI_SUCCESS .or. info == MPI_INFO_NULL) call fail('MPI_Info_create_env')
+  call MPI_Info_free(info, ierr)
   call MPI_Comm_get_name(MPI_COMM_WORLD, name, rlen, ierr)
   if (name /= 'MPI_COMM_WORLD' .or. rlen /= 14) call fail('name of MPI_COMM_WORLD: ' // name)
 
