@@ -254,6 +254,8 @@ def array_length(fn, p, fints):
         return '*' + expr
     if expr == 'comm_size' and 'comm' in fints:
         return 'faro_f_comm_size(MPI_Comm_f2c(*comm))'
+    if expr in ('indegree', 'outdegree') and 'comm' in fints:
+        return 'faro_f_degree(MPI_Comm_f2c(*comm), %d)' % (expr == 'outdegree')
     raise Skip('%s has length %s, which only the library knows' % (p.name, expr))
 
 

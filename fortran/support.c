@@ -126,6 +126,26 @@ int faro_f_comm_size(MPI_Comm comm)
     return n;
 }
 
+int faro_f_degree(MPI_Comm comm, int out)
+{
+    int topo = MPI_UNDEFINED, in = 0, outd = 0, weighted, rank;
+    if (MPI_Topo_test(comm, &topo) != MPI_SUCCESS)
+        return 0;
+    switch (topo) {
+    case MPI_CART:
+        MPI_Cartdim_get(comm, &in);
+        return 2 * in;
+    case MPI_GRAPH:
+        MPI_Comm_rank(comm, &rank);
+        MPI_Graph_neighbors_count(comm, rank, &in);
+        return in;
+    case MPI_DIST_GRAPH:
+        MPI_Dist_graph_neighbors_count(comm, &in, &outd, &weighted);
+        return out ? outd : in;
+    }
+    return 0;
+}
+
 void faro_f_predefined(MPI_Fint got, MPI_Fint want, const char *name)
 {
     if (got == want)

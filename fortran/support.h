@@ -73,6 +73,10 @@ int faro_f_nomem(const char *fn);
  * of an intercommunicator). */
 int faro_f_comm_size(MPI_Comm comm);
 
+/* The number of neighbours a neighbourhood collective's arrays cover
+ * (out: the destinations, else the sources) in comm's topology; 0 without one. */
+int faro_f_degree(MPI_Comm comm, int out);
+
 /* Checks that a predefined handle got the integer mpif.h gives it. */
 void faro_f_predefined(MPI_Fint got, MPI_Fint want, const char *name);
 /* The INTEGER(KIND=MPI_ADDRESS_KIND) Fortran gets for an attribute value C

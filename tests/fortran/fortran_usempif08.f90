@@ -3,9 +3,10 @@
 ! MPI_STATUS_IGNORE, bcast, allreduce (MPI_SUM on INTEGER and DOUBLE
 ! PRECISION, MPI_IN_PLACE), a reduction and error handlers (communicator,
 ! window) written in Fortran, window attributes, memory from MPI_Win_allocate
-! and MPI_Alloc_mem (TYPE(C_PTR)), a vector datatype, a non-contiguous section
-! refused, an error returned under MPI_ERRORS_RETURN, finalize. A failing
-! check prints "fortran_usempif08: rank R: FAIL: what" and aborts.
+! and MPI_Alloc_mem (TYPE(C_PTR)), MPI_Neighbor_alltoallw on a ring, a
+! vector datatype, a non-contiguous section refused, an error returned under
+! MPI_ERRORS_RETURN, finalize. A failing check prints "fortran_usempif08:
+! rank R: FAIL: what" and aborts.
 
 ! The user callbacks (module procedures: an internal procedure passed as an
 ! argument would need an executable stack): the error handlers record the
@@ -55,7 +56,7 @@ program fortran_usempif08
   type(MPI_Status) :: st
   type(MPI_Request) :: reqs(2)
   type(MPI_Datatype) :: vtype
-  type(MPI_Comm) :: dup
+  type(MPI_Comm) :: dup, ring
   type(MPI_Op) :: myop
   type(MPI_Errhandler) :: eh
   type(MPI_Win) :: win
@@ -120,6 +121,17 @@ program fortran_usempif08
   if (vtype /= MPI_DATATYPE_NULL) call fail('MPI_Type_free left the handle')
 
   ! an error handler written in Fortran: called with the communicator and the code
+  ! a ring as a periodic 1-D grid: MPI_Neighbor_alltoallw, whose datatype arrays
+  ! are as long as the topology's degree (2 here)
+  call MPI_Cart_create(MPI_COMM_WORLD, 1, [np], [.true.], .false., ring)
+  sbuf(1:2) = [10 * rank + 1, 10 * rank + 2]
+  rbuf = -1
+  call MPI_Neighbor_alltoallw(sbuf, [1, 1], [0_MPI_ADDRESS_KIND, 4_MPI_ADDRESS_KIND], &
+                              [MPI_INTEGER, MPI_INTEGER], rbuf, [1, 1], &
+                              [0_MPI_ADDRESS_KIND, 4_MPI_ADDRESS_KIND], [MPI_INTEGER, MPI_INTEGER], ring)
+  if (rbuf(1) /= 10 * prev + 2 .or. rbuf(2) /= 10 * next + 1) call fail('MPI_Neighbor_alltoallw')
+  call MPI_Comm_free(ring)
+
   call MPI_Comm_dup(MPI_COMM_WORLD, dup)
   call MPI_Comm_create_errhandler(record_error, eh)
   call MPI_Comm_set_errhandler(dup, eh)
