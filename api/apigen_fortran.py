@@ -33,7 +33,8 @@ a new function whose parameters are ordinary binds by itself.
 import os
 import re
 
-from apigen_fortran_hand import HAND, HAND_F90, HAND_F08, HAND_F08_PROCS, HAND_F08_ABSTRACT
+from apigen_fortran_hand import (HAND, HAND_F90, HAND_F08, HAND_F08_PROCS, HAND_F08_ABSTRACT,
+                                 PREDEFINED_CALLBACKS)
 
 HANDLE_TYPES = ['MPI_Comm', 'MPI_Datatype', 'MPI_Group', 'MPI_Request', 'MPI_Op', 'MPI_Info',
                 'MPI_Errhandler', 'MPI_Message', 'MPI_Win', 'MPI_File', 'MPI_Session']
@@ -567,6 +568,8 @@ def mpifh(consts):
                        ('MPI_AINT_DIFF', 'INTEGER(KIND=MPI_ADDRESS_KIND)')):
         out.append('      %s %s' % (kind, name))
         out.append('      EXTERNAL %s' % name)
+    for name in PREDEFINED_CALLBACKS:
+        out.append('      EXTERNAL %s' % name)
     for line in out:
         assert len(line) <= 72, line
     return '\n'.join(out) + '\n'
@@ -585,6 +588,7 @@ def module_mpi(consts, bindings):
         out.append('  %s :: %s%s' % (ftype, name, '(%s)' % dim if dim else ''))
         out.append('  COMMON /%s/ %s' % (block, name))
         out.append('  SAVE /%s/' % block)
+    out += ['  EXTERNAL :: %s' % name for name in PREDEFINED_CALLBACKS]
     out.append('  INTERFACE')
     for bd in bindings:
         out += ['    ' + x for x in f90_interface(bd)]

@@ -11,7 +11,17 @@ HAND = {
     'MPI_Comm_create_errhandler': 'the callback is a Fortran subroutine (trampoline)',
     'MPI_Win_create_errhandler': 'the callback is a Fortran subroutine (trampoline)',
     'MPI_Info_create_env': 'argc/argv are C\'s: the Fortran form has only info',
+    'MPI_Comm_create_keyval': 'copy and delete callbacks in Fortran (held in extra_state)',
+    'MPI_Type_create_keyval': 'copy and delete callbacks in Fortran (held in extra_state)',
+    'MPI_Win_create_keyval': 'copy and delete callbacks in Fortran (held in extra_state)',
 }
+
+# Keyval creation and its predefined callbacks, alike for the three kinds.
+_KEYVAL_OBJ = (('Comm', 'comm', 'oldcomm', 'comm'), ('Type', 'type', 'oldtype', 'datatype'),
+               ('Win', 'win', 'oldwin', 'win'))
+# the predefined callbacks (external subroutines, in C in fortran/hand.c)
+PREDEFINED_CALLBACKS = ['MPI_%s_%s' % (o.upper(), f) for o, _l, _a, _b in _KEYVAL_OBJ
+                        for f in ('NULL_COPY_FN', 'DUP_FN', 'NULL_DELETE_FN')]
 
 HAND_F90 = '''    SUBROUTINE MPI_Init(ierror)
       INTEGER, INTENT(OUT) :: ierror
@@ -96,3 +106,44 @@ HAND_F08_ABSTRACT = '''  ABSTRACT INTERFACE
     END SUBROUTINE MPI_Win_errhandler_function
   END INTERFACE'''.split('\n')
 
+_abstract, _externals = [], []
+for _o, _l, _old, _obj in _KEYVAL_OBJ:
+    _t = 'Datatype' if _o == 'Type' else _o
+    _v = {'o': _o, 'l': _l, 'old': _old, 'obj': _obj, 't': _t}
+    HAND_F90 += ('''    SUBROUTINE MPI_%(o)s_create_keyval(%(l)s_copy_attr_fn, %(l)s_delete_attr_fn, %(l)s_keyval, extra_state, ierror)
+      IMPORT
+      EXTERNAL :: %(l)s_copy_attr_fn, %(l)s_delete_attr_fn
+      INTEGER, INTENT(OUT) :: %(l)s_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+    END SUBROUTINE MPI_%(o)s_create_keyval''' % _v).split('\n')
+    HAND_F08_PROCS += ('''  SUBROUTINE MPI_%(o)s_create_keyval(%(l)s_copy_attr_fn, %(l)s_delete_attr_fn, %(l)s_keyval, extra_state, ierror)
+    PROCEDURE(MPI_%(o)s_copy_attr_function) :: %(l)s_copy_attr_fn
+    PROCEDURE(MPI_%(o)s_delete_attr_function) :: %(l)s_delete_attr_fn
+    INTEGER, INTENT(OUT) :: %(l)s_keyval
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER :: e
+    EXTERNAL :: faro_f_%(l)s_create_keyval
+    CALL faro_f_%(l)s_create_keyval(%(l)s_copy_attr_fn, %(l)s_delete_attr_fn, %(l)s_keyval, extra_state, e)
+    IF (PRESENT(ierror)) ierror = e
+  END SUBROUTINE MPI_%(o)s_create_keyval''' % _v).split('\n')
+    _abstract += ('''    SUBROUTINE MPI_%(o)s_copy_attr_function(%(old)s, %(l)s_keyval, extra_state, attribute_val_in, attribute_val_out, flag, ierror)
+      IMPORT
+      TYPE(MPI_%(t)s) :: %(old)s
+      INTEGER :: %(l)s_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+      LOGICAL :: flag
+    END SUBROUTINE MPI_%(o)s_copy_attr_function
+    SUBROUTINE MPI_%(o)s_delete_attr_function(%(obj)s, %(l)s_keyval, attribute_val, extra_state, ierror)
+      IMPORT
+      TYPE(MPI_%(t)s) :: %(obj)s
+      INTEGER :: %(l)s_keyval, ierror
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    END SUBROUTINE MPI_%(o)s_delete_attr_function''' % _v).split('\n')
+    # the predefined callbacks: external subroutines with these interfaces
+    _externals += ['  PROCEDURE(MPI_%(o)s_copy_attr_function) :: MPI_%(u)s_NULL_COPY_FN, MPI_%(u)s_DUP_FN'
+                          % dict(_v, u=_o.upper()),
+                          '  PROCEDURE(MPI_%(o)s_delete_attr_function) :: MPI_%(u)s_NULL_DELETE_FN'
+                          % dict(_v, u=_o.upper())]
+HAND_F08_ABSTRACT[-1:-1] = _abstract     # before its END INTERFACE
+HAND_F08_ABSTRACT += _externals

@@ -1,12 +1,14 @@
 /*
  * The Fortran bindings the generator cannot make (api/apigen_fortran_hand.py
- * lists them with the reason and holds their Fortran interfaces): MPI_Init's
- * argc/argv (MPI_Init, MPI_Init_thread, MPI_Info_create_env) and callbacks (reduction functions, error handlers) written in
- * Fortran. Same convention as the generated ones
+ * lists them with the reason and holds their Fortran interfaces): C's
+ * argc/argv (MPI_Init, MPI_Init_thread, MPI_Info_create_env) and callbacks
+ * written in Fortran (reductions, error handlers, attribute copy and delete
+ * functions). Same convention as the generated ones
  * (pmpi_x_ with mpi_x_ a weak alias, ierror NULL when mpi_f08 leaves it out).
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "fortran/support.h"
 
@@ -142,3 +144,90 @@ void pmpi_win_create_errhandler_(faro_f_errh_fn *fn, MPI_Fint *errhandler, MPI_F
 }
 #pragma weak mpi_win_create_errhandler_ = pmpi_win_create_errhandler_
 #pragma weak faro_f_win_create_errhandler_ = pmpi_win_create_errhandler_
+
+/* Attribute keys created from Fortran: the keyval's extra_state is ours and
+ * holds the Fortran copy and delete subroutines and the program's own extra
+ * state, so one C copy and one C delete function per object kind serve
+ * every key (no trampolines). The holder is not freed with the keyval (a few
+ * bytes per key created). */
+typedef void faro_f_copy_fn(MPI_Fint *old, MPI_Fint *keyval, MPI_Aint *extra, MPI_Aint *in,
+                            MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierror);
+typedef void faro_f_delete_fn(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *val, MPI_Aint *extra,
+                              MPI_Fint *ierror);
+struct faro_f_keyval {
+    faro_f_copy_fn *copy;
+    faro_f_delete_fn *del;
+    MPI_Aint extra;
+};
+
+#define KEYVAL(obj, Type, conv)                                                             \
+    static int obj##_copy(Type old, int keyval, void *extra, void *in, void *out, int *flag) \
+    {                                                                                       \
+        struct faro_f_keyval *k = extra;                                                    \
+        MPI_Fint fold = MPI_##conv##_c2f(old), fkey = keyval, ierr = MPI_SUCCESS;           \
+        MPI_Aint fin = (MPI_Aint)in, fout = 0;                                              \
+        k->copy(&fold, &fkey, &k->extra, &fin, &fout, flag, &ierr);                         \
+        *flag = *flag != 0;                                                                 \
+        if (*flag)                                                                          \
+            *(void **)out = (void *)fout;                                                   \
+        return ierr;                                                                        \
+    }                                                                                       \
+    static int obj##_delete(Type o, int keyval, void *val, void *extra)                     \
+    {                                                                                       \
+        struct faro_f_keyval *k = extra;                                                    \
+        MPI_Fint fo = MPI_##conv##_c2f(o), fkey = keyval, ierr = MPI_SUCCESS;               \
+        MPI_Aint fval = (MPI_Aint)val;                                                      \
+        k->del(&fo, &fkey, &fval, &k->extra, &ierr);                                        \
+        return ierr;                                                                        \
+    }                                                                                       \
+    void pmpi_##obj##_create_keyval_(faro_f_copy_fn *copy, faro_f_delete_fn *del,           \
+                                     MPI_Fint *keyval, MPI_Aint *extra_state,               \
+                                     MPI_Fint *ierror)                                      \
+    {                                                                                       \
+        struct faro_f_keyval *k = malloc(sizeof *k);                                        \
+        if (!k) {                                                                           \
+            SET_IERROR(faro_f_nomem("MPI_" #conv "_create_keyval"));                        \
+            return;                                                                         \
+        }                                                                                   \
+        *k = (struct faro_f_keyval){copy, del, *extra_state};                               \
+        int rc = MPI_##conv##_create_keyval(obj##_copy, obj##_delete, keyval, k);           \
+        if (rc != MPI_SUCCESS)                                                              \
+            free(k);                                                                        \
+        SET_IERROR(rc);                                                                     \
+    }
+KEYVAL(comm, MPI_Comm, Comm)
+KEYVAL(type, MPI_Datatype, Type)
+KEYVAL(win, MPI_Win, Win)
+#pragma weak mpi_comm_create_keyval_ = pmpi_comm_create_keyval_
+#pragma weak mpi_type_create_keyval_ = pmpi_type_create_keyval_
+#pragma weak mpi_win_create_keyval_ = pmpi_win_create_keyval_
+#pragma weak faro_f_comm_create_keyval_ = pmpi_comm_create_keyval_
+#pragma weak faro_f_type_create_keyval_ = pmpi_type_create_keyval_
+#pragma weak faro_f_win_create_keyval_ = pmpi_win_create_keyval_
+
+/* The predefined callbacks as Fortran sees them (MPI_COMM_NULL_COPY_FN ...:
+ * external subroutines): the same three for every object kind. */
+void mpi_comm_null_copy_fn_(MPI_Fint *old, MPI_Fint *keyval, MPI_Aint *extra, MPI_Aint *in,
+                            MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    *flag = 0;
+    *ierror = MPI_SUCCESS;
+}
+void mpi_comm_dup_fn_(MPI_Fint *old, MPI_Fint *keyval, MPI_Aint *extra, MPI_Aint *in,
+                      MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierror)
+{
+    *out = *in;
+    *flag = 1;
+    *ierror = MPI_SUCCESS;
+}
+void mpi_comm_null_delete_fn_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *val, MPI_Aint *extra,
+                              MPI_Fint *ierror)
+{
+    *ierror = MPI_SUCCESS;
+}
+#pragma weak mpi_type_null_copy_fn_ = mpi_comm_null_copy_fn_
+#pragma weak mpi_win_null_copy_fn_ = mpi_comm_null_copy_fn_
+#pragma weak mpi_type_dup_fn_ = mpi_comm_dup_fn_
+#pragma weak mpi_win_dup_fn_ = mpi_comm_dup_fn_
+#pragma weak mpi_type_null_delete_fn_ = mpi_comm_null_delete_fn_
+#pragma weak mpi_win_null_delete_fn_ = mpi_comm_null_delete_fn_

@@ -2,7 +2,7 @@
 ! their statuses (MPI_Waitall; MPI_Waitany and MPI_Waitsome's indices from
 ! 1), MPI_STATUS_IGNORE, bcast, allreduce (MPI_SUM on INTEGER and DOUBLE
 ! PRECISION, MPI_IN_PLACE), a vector datatype and its contents, MPI_BOTTOM
-! with absolute addresses, MPI_Info_create_env, a reduction and an error
+! with absolute addresses, an attribute key with MPI_COMM_DUP_FN, MPI_Info_create_env, a reduction and an error
 ! handler written in Fortran, an error returned under MPI_ERRORS_RETURN,
 ! names, finalize. A failing check prints "fortran_usempi: rank R: FAIL:
 ! what" and aborts.
@@ -18,6 +18,7 @@ program fortran_usempi
   logical :: flag
   integer :: myop, dupc, eh, seen_comm, seen_class, ni, na, nd, comb, ints(3), types(1), info
   integer(kind=MPI_ADDRESS_KIND) :: addrs(1)
+  integer :: key, dupc2
   common /errh_seen/ seen_comm, seen_class
   external :: add_plus_one, record_error
 
@@ -98,6 +99,17 @@ program fortran_usempi
 
   call MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, tag_ub, flag, ierr)
   if (.not. flag .or. tag_ub < 32767) call fail('MPI_TAG_UB attribute')
+  ! an attribute key with the predefined MPI_COMM_DUP_FN: a duplicate keeps the value
+  call MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, key, 0_MPI_ADDRESS_KIND, ierr)
+  call MPI_Comm_dup(MPI_COMM_WORLD, dupc, ierr)
+  call MPI_Comm_set_attr(dupc, key, 42_MPI_ADDRESS_KIND, ierr)
+  call MPI_Comm_dup(dupc, dupc2, ierr)
+  call MPI_Comm_get_attr(dupc2, key, tag_ub, flag, ierr)
+  if (.not. flag .or. tag_ub /= 42) call fail('MPI_COMM_DUP_FN did not copy the attribute')
+  call MPI_Comm_free(dupc2, ierr)
+  call MPI_Comm_free(dupc, ierr)
+  call MPI_Comm_free_keyval(key, ierr)
+
   call MPI_Info_create_env(info, ierr)
   if (ierr /= MPI_SUCCESS .or. info == MPI_INFO_NULL) call fail('MPI_Info_create_env')
   call MPI_Info_free(info, ierr)

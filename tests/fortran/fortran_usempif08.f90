@@ -2,7 +2,7 @@
 ! out, init, rank and size, messages around a ring with their statuses,
 ! MPI_STATUS_IGNORE, bcast, allreduce (MPI_SUM on INTEGER and DOUBLE
 ! PRECISION, MPI_IN_PLACE), a reduction and error handlers (communicator,
-! window) written in Fortran, window attributes, memory from MPI_Win_allocate
+! window) and attribute callbacks written in Fortran, window attributes, memory from MPI_Win_allocate
 ! and MPI_Alloc_mem (TYPE(C_PTR)), MPI_Neighbor_alltoallw on a ring, a
 ! vector datatype, a non-contiguous section refused, an error returned under
 ! MPI_ERRORS_RETURN, finalize. A failing check prints "fortran_usempif08:
@@ -17,8 +17,28 @@ module fortran_usempif08_errh
   implicit none
   type(MPI_Comm) :: seen_comm
   type(MPI_Win) :: seen_win
-  integer :: seen_class = -1
+  integer :: seen_class = -1, deleted = 0
 contains
+  ! attribute callbacks: a copy holds the value plus 1; deletions are counted
+  subroutine copy_plus_one(oldcomm, comm_keyval, extra_state, attribute_val_in, &
+                           attribute_val_out, flag, ierror)
+    type(MPI_Comm) :: oldcomm
+    integer :: comm_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+    logical :: flag
+    attribute_val_out = attribute_val_in + 1 + extra_state
+    flag = .true.
+    ierror = MPI_SUCCESS
+  end subroutine
+
+  subroutine count_delete(comm, comm_keyval, attribute_val, extra_state, ierror)
+    type(MPI_Comm) :: comm
+    integer :: comm_keyval, ierror
+    integer(kind=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+    deleted = deleted + 1
+    ierror = MPI_SUCCESS
+  end subroutine
+
   ! inoutvec = invec + inoutvec + 1 (a wrong datatype gives -1000)
   subroutine add_plus_one(invec, inoutvec, len, datatype)
     type(c_ptr), value :: invec, inoutvec
@@ -56,7 +76,8 @@ program fortran_usempif08
   type(MPI_Status) :: st
   type(MPI_Request) :: reqs(2)
   type(MPI_Datatype) :: vtype
-  type(MPI_Comm) :: dup, ring
+  type(MPI_Comm) :: dup, dup2, ring
+  integer :: key
   type(MPI_Op) :: myop
   type(MPI_Errhandler) :: eh
   type(MPI_Win) :: win
@@ -121,6 +142,18 @@ program fortran_usempif08
   if (vtype /= MPI_DATATYPE_NULL) call fail('MPI_Type_free left the handle')
 
   ! an error handler written in Fortran: called with the communicator and the code
+  ! an attribute key with copy and delete callbacks written in Fortran
+  call MPI_Comm_create_keyval(copy_plus_one, count_delete, key, 100_MPI_ADDRESS_KIND)
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup)
+  call MPI_Comm_set_attr(dup, key, 5_MPI_ADDRESS_KIND)
+  call MPI_Comm_dup(dup, dup2)
+  call MPI_Comm_get_attr(dup2, key, aval, flag)
+  if (.not. flag .or. aval /= 106) call fail('the Fortran copy callback: attribute not 5 + 1 + 100')
+  call MPI_Comm_free(dup2)
+  call MPI_Comm_free(dup)
+  if (deleted /= 2) call fail('the Fortran delete callback did not run twice')
+  call MPI_Comm_free_keyval(key)
+
   ! a ring as a periodic 1-D grid: MPI_Neighbor_alltoallw, whose datatype arrays
   ! are as long as the topology's degree (2 here)
   call MPI_Cart_create(MPI_COMM_WORLD, 1, [np], [.true.], .false., ring)
