@@ -89,6 +89,8 @@
       CALL MPI_ERROR_STRING(IERR, MSG, RLEN, I)
       IF (RLEN .LE. 0 .OR. RLEN .GT. LEN(MSG)) CALL FAIL(RANK, 'len')
       IF (MSG(RLEN+1:RLEN+1) .NE. ' ') CALL FAIL(RANK, 'not padded')
+! MPI_WTIME, a function mpif.h declares EXTERNAL
+      IF (MPI_WTIME() .LE. 0D0) CALL FAIL(RANK, 'MPI_WTIME')
       CALL MPI_BARRIER(MPI_COMM_WORLD, IERR)
       IF (RANK .EQ. 0) PRINT '(A,I0,A)', 'fortran_mpifh: ', NP,
      &     ' processes: OK'
