@@ -127,7 +127,7 @@ def bind_param(fn, p, declared, fints):
             b.arg = 'c_%s' % n
             b.post.append('free(c_%s);' % n)
         else:
-            b.pre.append('char *c_%s = faro_f_strbuf();' % n)
+            b.pre.append('char *c_%s = faro_f_strbuf(%s_len);' % (n, n))
             b.arg = 'c_%s' % n
             b.post.append('faro_f_fstr(%s, %s_len, c_%s);' % (n, n, n))
         b.f08 = 'CHARACTER(LEN=*)'

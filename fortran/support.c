@@ -89,17 +89,15 @@ char *faro_f_cstr(const char *f, size_t len)
     return c;
 }
 
-char *faro_f_strbuf(void)
+char *faro_f_strbuf(size_t len)
 {
-    return calloc(1, FARO_F_STRMAX);
+    return calloc(1, len + 1 > FARO_F_STRMAX ? len + 1 : FARO_F_STRMAX);
 }
 
 void faro_f_fstr(char *f, size_t len, char *c)
 {
     if (c) {
-        size_t n = strnlen(c, FARO_F_STRMAX);
-        if (n > len)
-            n = len;
+        size_t n = strnlen(c, len);
         memcpy(f, c, n);
         memset(f + n, ' ', len - n);
     }

@@ -59,10 +59,12 @@ MPI_Status *faro_f_statuses_in(const MPI_Fint *f, MPI_Fint n, int *nomem);
 void faro_f_statuses_out(MPI_Status *c, MPI_Fint *f, MPI_Fint n);
 
 /* Strings: a NUL-terminated copy without the trailing blanks; a buffer for
- * a string the call writes (any MPI_MAX_* length fits), copied back
- * blank-padded (and truncated to the CHARACTER's length) and freed. */
+ * a string the call writes (any MPI_MAX_* length fits, and the CHARACTER's
+ * own length, which a call given a length such as MPI_Info_get_string's may
+ * fill), copied back blank-padded (truncated to the CHARACTER's length) and
+ * freed. */
 char *faro_f_cstr(const char *f, size_t len);
-char *faro_f_strbuf(void);
+char *faro_f_strbuf(size_t len);
 void faro_f_fstr(char *f, size_t len, char *c);
 
 /* A temporary array of n handles (NULL and *nomem set when out of memory;
