@@ -61,6 +61,8 @@ SENTINELS = [
     ('MPI_UNWEIGHTED', 'faro_unweighted', 'INTEGER', 'INTEGER', '1'),
     ('MPI_WEIGHTS_EMPTY', 'faro_weights_empty', 'INTEGER', 'INTEGER', '1'),
 ]
+# MPI_ARGV_NULL: CHARACTER, so in a common block of its own (hand.c's spawn)
+CHAR_SENTINELS = [('MPI_ARGV_NULL', 'faro_argv_null', 'CHARACTER*1', 'CHARACTER(LEN=1)', '1')]
 PARAM_SENTINELS = {'array_of_errcodes': ['MPI_ERRCODES_IGNORE'],
                    'sourceweights': ['MPI_UNWEIGHTED', 'MPI_WEIGHTS_EMPTY'],
                    'destweights': ['MPI_UNWEIGHTED', 'MPI_WEIGHTS_EMPTY'],
@@ -559,7 +561,7 @@ def mpifh(consts):
     for name, _t, idx in consts.handles:
         out.append('      INTEGER %s' % name)
         out.append('      PARAMETER (%s=%d)' % (name, idx))
-    for name, block, ftype, _f08, dim in SENTINELS:
+    for name, block, ftype, _f08, dim in SENTINELS + CHAR_SENTINELS:
         out.append('      %s %s%s' % (ftype, name, '(%s)' % dim if dim else ''))
         out.append('      COMMON /%s/ %s' % (block, name))
         out.append('      SAVE /%s/' % block)
@@ -584,7 +586,7 @@ def module_mpi(consts, bindings):
     out += ['  INTEGER, PARAMETER :: %s = %d' % (n, i) for n, _t, i in consts.handles]
     out.append('  LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .FALSE.')
     out.append('  LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE.')
-    for name, block, ftype, _f08, dim in SENTINELS:
+    for name, block, ftype, _f08, dim in SENTINELS + CHAR_SENTINELS:
         out.append('  %s :: %s%s' % (ftype, name, '(%s)' % dim if dim else ''))
         out.append('  COMMON /%s/ %s' % (block, name))
         out.append('  SAVE /%s/' % block)
@@ -616,7 +618,7 @@ def module_f08(consts, bindings):
     out += ['  TYPE(%s), PARAMETER :: %s = %s(%d)' % (t, n, t, i) for n, t, i in consts.handles]
     out.append('  LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .FALSE.')
     out.append('  LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE.')
-    for name, block, _ftype, f08, dim in SENTINELS:
+    for name, block, _ftype, f08, dim in SENTINELS + CHAR_SENTINELS:
         if f08 == 'TYPE(MPI_Status)':
             dim = '1' if ',' in dim else ''
         out.append('  %s :: %s%s' % (f08, name, '(%s)' % dim if dim else ''))
@@ -680,6 +682,8 @@ def c_file(consts, bindings):
     for name, block, _f, _f08, dim in SENTINELS:
         n = consts.status_size if 'STATUS' in name else 1
         out.append('MPI_Fint %s_[%d] __attribute__((aligned(16)));' % (block, n))
+    for name, block, _f, _f08, dim in CHAR_SENTINELS:
+        out.append('char %s_[16] __attribute__((aligned(16)));' % block)
     out.append('')
     out.append('/* The predefined handles\' integers are the constants of mpif.h: converted')
     out.append(' * once, in mpi.h\'s order, before main runs. */')

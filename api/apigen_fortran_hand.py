@@ -14,6 +14,7 @@ HAND = {
     'MPI_Comm_create_keyval': 'copy and delete callbacks in Fortran (held in extra_state)',
     'MPI_Type_create_keyval': 'copy and delete callbacks in Fortran (held in extra_state)',
     'MPI_Win_create_keyval': 'copy and delete callbacks in Fortran (held in extra_state)',
+    'MPI_Comm_spawn': 'argv is an array of CHARACTER strings ending with a blank one',
 }
 
 # Keyval creation and its predefined callbacks, alike for the three kinds.
@@ -33,6 +34,11 @@ HAND_F90 = '''    SUBROUTINE MPI_Init(ierror)
     SUBROUTINE MPI_Info_create_env(info, ierror)
       INTEGER, INTENT(OUT) :: info, ierror
     END SUBROUTINE MPI_Info_create_env
+    SUBROUTINE MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror)
+      CHARACTER(LEN=*), INTENT(IN) :: command, argv(*)
+      INTEGER, INTENT(IN) :: maxprocs, info, root, comm
+      INTEGER, INTENT(OUT) :: intercomm, array_of_errcodes(*), ierror
+    END SUBROUTINE MPI_Comm_spawn
     SUBROUTINE MPI_Op_create(user_fn, commute, op, ierror)
       EXTERNAL :: user_fn
       LOGICAL, INTENT(IN) :: commute
@@ -63,7 +69,21 @@ HAND_F08 = '''    SUBROUTINE MPI_Init(ierror) BIND(C, NAME="mpi_init_")
       INTEGER(C_INT), OPTIONAL, INTENT(OUT) :: ierror
     END SUBROUTINE MPI_Info_create_env'''.split('\n')
 
-HAND_F08_PROCS = '''  SUBROUTINE MPI_Op_create(user_fn, commute, op, ierror)
+HAND_F08_PROCS = '''  SUBROUTINE MPI_Comm_spawn(command, argv, maxprocs, info, root, comm, intercomm, array_of_errcodes, ierror)
+    CHARACTER(LEN=*), INTENT(IN) :: command, argv(*)
+    INTEGER, INTENT(IN) :: maxprocs, root
+    TYPE(MPI_Info), INTENT(IN) :: info
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+    INTEGER :: array_of_errcodes(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER :: e
+    EXTERNAL :: faro_f_comm_spawn
+    CALL faro_f_comm_spawn(command, argv, maxprocs, info%MPI_VAL, root, comm%MPI_VAL, &
+                           intercomm%MPI_VAL, array_of_errcodes, e)
+    IF (PRESENT(ierror)) ierror = e
+  END SUBROUTINE MPI_Comm_spawn
+  SUBROUTINE MPI_Op_create(user_fn, commute, op, ierror)
     PROCEDURE(MPI_User_function) :: user_fn
     LOGICAL, INTENT(IN) :: commute
     TYPE(MPI_Op), INTENT(OUT) :: op

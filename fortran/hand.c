@@ -231,3 +231,55 @@ void mpi_comm_null_delete_fn_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *val, MP
 #pragma weak mpi_win_dup_fn_ = mpi_comm_dup_fn_
 #pragma weak mpi_type_null_delete_fn_ = mpi_comm_null_delete_fn_
 #pragma weak mpi_win_null_delete_fn_ = mpi_comm_null_delete_fn_
+
+/* MPI_Comm_spawn: Fortran's argv is an array of CHARACTER(LEN=argv_len)
+ * ending with a blank element, or MPI_ARGV_NULL (a common block). Both it and
+ * command are read at root only, where they are significant. */
+extern char faro_argv_null_[];
+
+static char **fortran_argv(const char *argv, size_t len, int *nomem)
+{
+    int n = 0;
+    while (faro_f_cstr_len(argv + (size_t)n * len, len) > 0)
+        n++;
+    char **v = calloc((size_t)n + 1, sizeof *v);
+    for (int i = 0; v && i < n; i++)
+        if (!(v[i] = faro_f_cstr(argv + (size_t)i * len, len)))
+            *nomem = 1;
+    if (!v)
+        *nomem = 1;
+    return v;
+}
+
+static void free_argv(char **v)
+{
+    for (int i = 0; v && v[i]; i++)
+        free(v[i]);
+    free(v);
+}
+
+void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *info,
+                      MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm,
+                      MPI_Fint *array_of_errcodes, MPI_Fint *ierror, size_t command_len,
+                      size_t argv_len)
+{
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm), c_inter = MPI_COMM_NULL;
+    int rank = -1, nomem = 0;
+    MPI_Comm_rank(c_comm, &rank);
+    char *c_command = NULL, **c_argv = MPI_ARGV_NULL;
+    if (rank == *root) {
+        if (!(c_command = faro_f_cstr(command, command_len)))
+            nomem = 1;
+        if (argv != faro_argv_null_)
+            c_argv = fortran_argv(argv, argv_len, &nomem);
+    }
+    int rc = nomem ? faro_f_nomem("MPI_Comm_spawn")
+                   : MPI_Comm_spawn(c_command, c_argv, *maxprocs, MPI_Info_f2c(*info), *root,
+                                    c_comm, &c_inter, faro_f_intarray(array_of_errcodes));
+    *intercomm = MPI_Comm_c2f(c_inter);
+    free(c_command);
+    free_argv(c_argv);
+    SET_IERROR(rc);
+}
+#pragma weak mpi_comm_spawn_ = pmpi_comm_spawn_
+#pragma weak faro_f_comm_spawn_ = pmpi_comm_spawn_

@@ -77,10 +77,16 @@ void faro_f_statuses_out(MPI_Status *c, MPI_Fint *f, MPI_Fint n)
     free(c);
 }
 
-char *faro_f_cstr(const char *f, size_t len)
+size_t faro_f_cstr_len(const char *f, size_t len)
 {
     while (len > 0 && f[len - 1] == ' ')
         len--;
+    return len;
+}
+
+char *faro_f_cstr(const char *f, size_t len)
+{
+    len = faro_f_cstr_len(f, len);
     char *c = malloc(len + 1);
     if (!c)
         return NULL;

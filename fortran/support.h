@@ -64,6 +64,7 @@ void faro_f_statuses_out(MPI_Status *c, MPI_Fint *f, MPI_Fint n);
  * fill), copied back blank-padded (truncated to the CHARACTER's length) and
  * freed. */
 char *faro_f_cstr(const char *f, size_t len);
+size_t faro_f_cstr_len(const char *f, size_t len);      /* without trailing blanks */
 char *faro_f_strbuf(size_t len);
 void faro_f_fstr(char *f, size_t len, char *c);
 

@@ -1,0 +1,56 @@
+! use mpi: MPI_Comm_spawn from Fortran. Every rank of MPI_COMM_WORLD spawns
+! two copies of this program (root 0) with the arguments 'hello' and
+! 'two words' (Fortran's argv: CHARACTER strings ending with a blank one);
+! the children check their command line and MPI_Comm_get_parent, each sends
+! its rank to the parents' root, which checks the sum; both sides
+! disconnect. A failing check prints "fortran_spawn: rank R: FAIL: what"
+! and aborts.
+program fortran_spawn
+  use mpi
+  implicit none
+  integer :: ierr, rank, parent, inter, i, got, total, errcodes(2)
+  character(len=256) :: exe, arg
+  character(len=16) :: argv(3)
+
+  call MPI_Init(ierr)
+  call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
+  call MPI_Comm_get_parent(parent, ierr)
+  if (parent /= MPI_COMM_NULL) then
+    ! a child: its arguments, then its rank to the parents' root
+    if (command_argument_count() /= 2) call fail('a child has not 2 arguments')
+    call get_command_argument(1, arg)
+    if (arg /= 'hello') call fail('first argument: ' // trim(arg))
+    call get_command_argument(2, arg)
+    if (arg /= 'two words') call fail('second argument: ' // trim(arg))
+    call MPI_Send(rank, 1, MPI_INTEGER, 0, 5, parent, ierr)
+    call MPI_Comm_disconnect(parent, ierr)
+    call MPI_Finalize(ierr)
+    stop
+  end if
+  call get_command_argument(0, exe)
+  argv(1) = 'hello'
+  argv(2) = 'two words'
+  argv(3) = ' '
+  call MPI_Comm_spawn(exe, argv, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, inter, errcodes, ierr)
+  if (ierr /= MPI_SUCCESS .or. any(errcodes /= MPI_SUCCESS)) call fail('MPI_Comm_spawn')
+  call MPI_Comm_remote_size(inter, i, ierr)
+  if (i /= 2) call fail('the children are not 2')
+  if (rank == 0) then
+    total = 0
+    do i = 1, 2
+      call MPI_Recv(got, 1, MPI_INTEGER, MPI_ANY_SOURCE, 5, inter, MPI_STATUS_IGNORE, ierr)
+      total = total + got
+    end do
+    if (total /= 1) call fail('the children''s ranks do not add up to 1')
+    print '(a)', 'fortran_spawn: two children spawned with their arguments: OK'
+  end if
+  call MPI_Comm_disconnect(inter, ierr)
+  call MPI_Finalize(ierr)
+contains
+  subroutine fail(what)
+    character(len=*), intent(in) :: what
+    integer :: e
+    print '(a,i0,2a)', 'fortran_spawn: rank ', rank, ': FAIL: ', what
+    call MPI_Abort(MPI_COMM_WORLD, 1, e)
+  end subroutine
+end program
