@@ -8,6 +8,7 @@
 program fortran_spawn
   use mpi
   implicit none
+  character(len=*), parameter :: prog = 'fortran_spawn'
   integer :: ierr, rank, parent, inter, i, got, total, errcodes(2)
   character(len=256) :: exe, arg
   character(len=16) :: argv(3)
@@ -47,10 +48,5 @@ program fortran_spawn
   call MPI_Comm_disconnect(inter, ierr)
   call MPI_Finalize(ierr)
 contains
-  subroutine fail(what)
-    character(len=*), intent(in) :: what
-    integer :: e
-    print '(a,i0,2a)', 'fortran_spawn: rank ', rank, ': FAIL: ', what
-    call MPI_Abort(MPI_COMM_WORLD, 1, e)
-  end subroutine
+  include 'fail.inc'
 end program

@@ -9,6 +9,7 @@
 program fortran_usempi
   use mpi
   implicit none
+  character(len=*), parameter :: prog = 'fortran_usempi'
   integer :: ierr, rank, np, next, prev, i, n, cls, rlen, vtype, isum
   integer :: sbuf(10), rbuf(10), reqs(2), sts(MPI_STATUS_SIZE, 2), idx(2)
   integer(kind=MPI_ADDRESS_KIND) :: tag_ub, addr
@@ -140,12 +141,7 @@ program fortran_usempi
   if (rank == 0) print '(a,i0,a)', 'fortran_usempi: ', np, ' processes: OK'
   call MPI_Finalize(ierr)
 contains
-  subroutine fail(what)
-    character(len=*), intent(in) :: what
-    integer :: e
-    print '(a,i0,2a)', 'fortran_usempi: rank ', rank, ': FAIL: ', what
-    call MPI_Abort(MPI_COMM_WORLD, 1, e)
-  end subroutine
+  include 'fail.inc'
 end program
 
 ! The user reduction: inoutvec = invec + inoutvec + 1 (a wrong datatype
