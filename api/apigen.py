@@ -584,10 +584,11 @@ def cmd_fortran(api, args):
                             'with the reason'
                             % (name, why, args.excluded))
     bound = {bd.fn.name for bd in bindings} | set(apigen_fortran.HAND)
+    c_only = {n for n in declared if apigen_fortran.C_ONLY.match(n)}
     for name in listed:
-        if name in bound:
-            problems.append('%s is listed in %s but is bound now: drop the line' %
-                            (name, args.excluded))
+        if name in bound or name in c_only:
+            problems.append('%s is listed in %s but is %s now: drop the line' %
+                            (name, args.excluded, 'C only' if name in c_only else 'bound'))
         elif name not in declared:
             problems.append('%s is listed in %s but mpi.h does not declare it' %
                             (name, args.excluded))
@@ -596,8 +597,9 @@ def cmd_fortran(api, args):
     if problems:
         return 1
     print('fortran: %d functions generated (mpif.h, mpi, mpi_f08; %d with choice buffers), '
-          '%d by hand, %d excluded' % (len(bindings), len([b for b in bindings if b.choice]),
-                                       len(apigen_fortran.HAND), len(excluded)))
+          '%d by hand, %d excluded, %d C only' %
+          (len(bindings), len([b for b in bindings if b.choice]), len(apigen_fortran.HAND),
+           len(excluded), len(c_only)))
     return 0
 
 
