@@ -15,6 +15,7 @@ HAND = {
     'MPI_Type_create_keyval': 'copy and delete callbacks in Fortran (held in extra_state)',
     'MPI_Win_create_keyval': 'copy and delete callbacks in Fortran (held in extra_state)',
     'MPI_Comm_spawn': 'argv is an array of CHARACTER strings ending with a blank one',
+    'MPI_Grequest_start': 'query, free and cancel callbacks in Fortran (held in extra_state)',
 }
 
 # Keyval creation and its predefined callbacks, alike for the three kinds.
@@ -39,6 +40,12 @@ HAND_F90 = '''    SUBROUTINE MPI_Init(ierror)
       INTEGER, INTENT(IN) :: maxprocs, info, root, comm
       INTEGER, INTENT(OUT) :: intercomm, array_of_errcodes(*), ierror
     END SUBROUTINE MPI_Comm_spawn
+    SUBROUTINE MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+      IMPORT
+      EXTERNAL :: query_fn, free_fn, cancel_fn
+      INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+      INTEGER, INTENT(OUT) :: request, ierror
+    END SUBROUTINE MPI_Grequest_start
     SUBROUTINE MPI_Op_create(user_fn, commute, op, ierror)
       EXTERNAL :: user_fn
       LOGICAL, INTENT(IN) :: commute
@@ -83,6 +90,18 @@ HAND_F08_PROCS = '''  SUBROUTINE MPI_Comm_spawn(command, argv, maxprocs, info, r
                            intercomm%MPI_VAL, array_of_errcodes, e)
     IF (PRESENT(ierror)) ierror = e
   END SUBROUTINE MPI_Comm_spawn
+  SUBROUTINE MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
+    PROCEDURE(MPI_Grequest_query_function) :: query_fn
+    PROCEDURE(MPI_Grequest_free_function) :: free_fn
+    PROCEDURE(MPI_Grequest_cancel_function) :: cancel_fn
+    INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(IN) :: extra_state
+    TYPE(MPI_Request), INTENT(OUT) :: request
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER :: e
+    EXTERNAL :: faro_f_grequest_start
+    CALL faro_f_grequest_start(query_fn, free_fn, cancel_fn, extra_state, request%MPI_VAL, e)
+    IF (PRESENT(ierror)) ierror = e
+  END SUBROUTINE MPI_Grequest_start
   SUBROUTINE MPI_Op_create(user_fn, commute, op, ierror)
     PROCEDURE(MPI_User_function) :: user_fn
     LOGICAL, INTENT(IN) :: commute
@@ -114,6 +133,23 @@ HAND_F08_ABSTRACT = '''  ABSTRACT INTERFACE
       INTEGER :: len
       TYPE(MPI_Datatype) :: datatype
     END SUBROUTINE MPI_User_function
+    SUBROUTINE MPI_Grequest_query_function(extra_state, status, ierror)
+      IMPORT
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      TYPE(MPI_Status) :: status
+      INTEGER :: ierror
+    END SUBROUTINE MPI_Grequest_query_function
+    SUBROUTINE MPI_Grequest_free_function(extra_state, ierror)
+      IMPORT
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      INTEGER :: ierror
+    END SUBROUTINE MPI_Grequest_free_function
+    SUBROUTINE MPI_Grequest_cancel_function(extra_state, complete, ierror)
+      IMPORT
+      INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+      LOGICAL :: complete
+      INTEGER :: ierror
+    END SUBROUTINE MPI_Grequest_cancel_function
     SUBROUTINE MPI_Comm_errhandler_function(comm, error_code)
       IMPORT
       TYPE(MPI_Comm) :: comm

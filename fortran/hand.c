@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fortran/support.h"
 
@@ -283,3 +284,63 @@ void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *i
 }
 #pragma weak mpi_comm_spawn_ = pmpi_comm_spawn_
 #pragma weak faro_f_comm_spawn_ = pmpi_comm_spawn_
+
+/* Generalized requests from Fortran: as for keyvals, the C extra_state is a
+ * holder of the Fortran query, free and cancel subroutines and the program's
+ * extra state; the free callback frees the holder after calling. */
+typedef void faro_f_query_fn(MPI_Aint *extra, MPI_Fint *status, MPI_Fint *ierror);
+typedef void faro_f_free_fn(MPI_Aint *extra, MPI_Fint *ierror);
+typedef void faro_f_cancel_fn(MPI_Aint *extra, MPI_Fint *complete, MPI_Fint *ierror);
+struct faro_f_grequest {
+    faro_f_query_fn *query;
+    faro_f_free_fn *free;
+    faro_f_cancel_fn *cancel;
+    MPI_Aint extra;
+};
+
+static int grequest_query(void *extra, MPI_Status *status)
+{
+    struct faro_f_grequest *g = extra;
+    MPI_Fint fstatus[sizeof(MPI_Status) / sizeof(MPI_Fint)], ierr = MPI_SUCCESS;
+    memcpy(fstatus, status, sizeof *status);
+    g->query(&g->extra, fstatus, &ierr);
+    memcpy(status, fstatus, sizeof *status);
+    return ierr;
+}
+
+static int grequest_free(void *extra)
+{
+    struct faro_f_grequest *g = extra;
+    MPI_Fint ierr = MPI_SUCCESS;
+    g->free(&g->extra, &ierr);
+    free(g);
+    return ierr;
+}
+
+static int grequest_cancel(void *extra, int complete)
+{
+    struct faro_f_grequest *g = extra;
+    MPI_Fint fcomplete = complete != 0, ierr = MPI_SUCCESS;
+    g->cancel(&g->extra, &fcomplete, &ierr);
+    return ierr;
+}
+
+void pmpi_grequest_start_(faro_f_query_fn *query_fn, faro_f_free_fn *free_fn,
+                          faro_f_cancel_fn *cancel_fn, MPI_Aint *extra_state, MPI_Fint *request,
+                          MPI_Fint *ierror)
+{
+    struct faro_f_grequest *g = malloc(sizeof *g);
+    if (!g) {
+        SET_IERROR(faro_f_nomem("MPI_Grequest_start"));
+        return;
+    }
+    *g = (struct faro_f_grequest){query_fn, free_fn, cancel_fn, *extra_state};
+    MPI_Request c_request = MPI_REQUEST_NULL;
+    int rc = MPI_Grequest_start(grequest_query, grequest_free, grequest_cancel, g, &c_request);
+    if (rc != MPI_SUCCESS)
+        free(g);
+    *request = MPI_Request_c2f(c_request);
+    SET_IERROR(rc);
+}
+#pragma weak mpi_grequest_start_ = pmpi_grequest_start_
+#pragma weak faro_f_grequest_start_ = pmpi_grequest_start_

@@ -1,10 +1,11 @@
 ! use mpi_f08: the derived handle types and TYPE(MPI_Status), ierror left
 ! out, init, rank and size, messages around a ring with their statuses,
 ! MPI_STATUS_IGNORE, bcast, allreduce (MPI_SUM on INTEGER and DOUBLE
-! PRECISION, MPI_IN_PLACE), a reduction and error handlers (communicator,
-! window) and attribute callbacks written in Fortran, window attributes, memory from MPI_Win_allocate
-! and MPI_Alloc_mem (TYPE(C_PTR)), MPI_Neighbor_alltoallw on a ring, a
-! vector datatype, a non-contiguous section refused, an error returned under
+! PRECISION, MPI_IN_PLACE), callbacks written in Fortran (a reduction, error
+! handlers of a communicator and a window, attribute copy and delete, a
+! generalized request), window attributes, memory from MPI_Win_allocate and
+! MPI_Alloc_mem (TYPE(C_PTR)), MPI_Neighbor_alltoallw on a ring, a vector
+! datatype, a non-contiguous section refused, an error returned under
 ! MPI_ERRORS_RETURN, finalize. A failing check prints "fortran_usempif08:
 ! rank R: FAIL: what" and aborts.
 
@@ -17,8 +18,33 @@ module fortran_usempif08_errh
   implicit none
   type(MPI_Comm) :: seen_comm
   type(MPI_Win) :: seen_win
-  integer :: seen_class = -1, deleted = 0
+  integer :: seen_class = -1, deleted = 0, grequest_freed = 0
 contains
+  ! generalized request callbacks: the status says tag extra_state
+  subroutine grequest_query(extra_state, status, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    type(MPI_Status) :: status
+    integer :: ierror
+    status%MPI_SOURCE = MPI_UNDEFINED
+    status%MPI_TAG = int(extra_state)
+    status%MPI_ERROR = MPI_SUCCESS
+    ierror = MPI_SUCCESS
+  end subroutine
+
+  subroutine grequest_free(extra_state, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    integer :: ierror
+    grequest_freed = grequest_freed + 1
+    ierror = MPI_SUCCESS
+  end subroutine
+
+  subroutine grequest_cancel(extra_state, complete, ierror)
+    integer(kind=MPI_ADDRESS_KIND) :: extra_state
+    logical :: complete
+    integer :: ierror
+    ierror = MPI_SUCCESS
+  end subroutine
+
   ! attribute callbacks: a copy holds the value plus 1; deletions are counted
   subroutine copy_plus_one(oldcomm, comm_keyval, extra_state, attribute_val_in, &
                            attribute_val_out, flag, ierror)
@@ -74,7 +100,7 @@ program fortran_usempif08
   integer :: ierr, rank, np, next, prev, i, n, cls, rlen, isum
   integer :: sbuf(10), rbuf(10), grid(4, 3)
   type(MPI_Status) :: st
-  type(MPI_Request) :: reqs(2)
+  type(MPI_Request) :: reqs(2), greq
   type(MPI_Datatype) :: vtype
   type(MPI_Comm) :: dup, dup2, ring
   integer :: key
@@ -153,6 +179,14 @@ program fortran_usempif08
   call MPI_Comm_free(dup)
   if (deleted /= 2) call fail('the Fortran delete callback did not run twice')
   call MPI_Comm_free_keyval(key)
+
+  ! a generalized request with callbacks written in Fortran
+  call MPI_Grequest_start(grequest_query, grequest_free, grequest_cancel, 77_MPI_ADDRESS_KIND, &
+                          greq)
+  call MPI_Grequest_complete(greq)
+  call MPI_Wait(greq, st)
+  if (st%MPI_TAG /= 77) call fail('the Fortran query callback did not fill the status')
+  if (grequest_freed /= 1 .or. greq /= MPI_REQUEST_NULL) call fail('the Fortran free callback')
 
   ! a ring as a periodic 1-D grid: MPI_Neighbor_alltoallw, whose datatype arrays
   ! are as long as the topology's degree (2 here)
