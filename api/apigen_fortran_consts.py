@@ -25,8 +25,10 @@ SENTINELS = [
     ('MPI_UNWEIGHTED', 'faro_unweighted', 'INTEGER', 'INTEGER', '1'),
     ('MPI_WEIGHTS_EMPTY', 'faro_weights_empty', 'INTEGER', 'INTEGER', '1'),
 ]
-# MPI_ARGV_NULL: CHARACTER, so in a common block of its own (hand.c's spawn)
-CHAR_SENTINELS = [('MPI_ARGV_NULL', 'faro_argv_null', 'CHARACTER*1', 'CHARACTER(LEN=1)', '1')]
+# MPI_ARGV_NULL, MPI_ARGVS_NULL: CHARACTER, so in common blocks of their own
+# (hand.c's spawn)
+CHAR_SENTINELS = [('MPI_ARGV_NULL', 'faro_argv_null', 'CHARACTER*1', 'CHARACTER(LEN=1)', '1'),
+                  ('MPI_ARGVS_NULL', 'faro_argvs_null', 'CHARACTER*1', 'CHARACTER(LEN=1)', '1,1')]
 
 
 class Constants:

@@ -16,6 +16,7 @@ HAND = {
     'MPI_Win_create_keyval': 'copy and delete callbacks in Fortran (held in extra_state)',
     'MPI_Comm_spawn': 'argv is an array of CHARACTER strings ending with a blank one',
     'MPI_Grequest_start': 'query, free and cancel callbacks in Fortran (held in extra_state)',
+    'MPI_Comm_spawn_multiple': 'commands and argv(count, *) are CHARACTER arrays',
 }
 
 # Keyval creation and its predefined callbacks, alike for the three kinds.
@@ -40,6 +41,11 @@ HAND_F90 = '''    SUBROUTINE MPI_Init(ierror)
       INTEGER, INTENT(IN) :: maxprocs, info, root, comm
       INTEGER, INTENT(OUT) :: intercomm, array_of_errcodes(*), ierror
     END SUBROUTINE MPI_Comm_spawn
+    SUBROUTINE MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+      INTEGER, INTENT(IN) :: count, array_of_maxprocs(*), array_of_info(*), root, comm
+      CHARACTER(LEN=*), INTENT(IN) :: array_of_commands(*), array_of_argv(count, *)
+      INTEGER, INTENT(OUT) :: intercomm, array_of_errcodes(*), ierror
+    END SUBROUTINE MPI_Comm_spawn_multiple
     SUBROUTINE MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
       IMPORT
       EXTERNAL :: query_fn, free_fn, cancel_fn
@@ -90,6 +96,21 @@ HAND_F08_PROCS = '''  SUBROUTINE MPI_Comm_spawn(command, argv, maxprocs, info, r
                            intercomm%MPI_VAL, array_of_errcodes, e)
     IF (PRESENT(ierror)) ierror = e
   END SUBROUTINE MPI_Comm_spawn
+  SUBROUTINE MPI_Comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, array_of_info, root, comm, intercomm, array_of_errcodes, ierror)
+    INTEGER, INTENT(IN) :: count, array_of_maxprocs(*), root
+    CHARACTER(LEN=*), INTENT(IN) :: array_of_commands(*), array_of_argv(count, *)
+    TYPE(MPI_Info), INTENT(IN) :: array_of_info(*)
+    TYPE(MPI_Comm), INTENT(IN) :: comm
+    TYPE(MPI_Comm), INTENT(OUT) :: intercomm
+    INTEGER :: array_of_errcodes(*)
+    INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+    INTEGER :: e
+    EXTERNAL :: faro_f_comm_spawn_multiple
+    CALL faro_f_comm_spawn_multiple(count, array_of_commands, array_of_argv, array_of_maxprocs, &
+                                    array_of_info, root, comm%MPI_VAL, intercomm%MPI_VAL, &
+                                    array_of_errcodes, e)
+    IF (PRESENT(ierror)) ierror = e
+  END SUBROUTINE MPI_Comm_spawn_multiple
   SUBROUTINE MPI_Grequest_start(query_fn, free_fn, cancel_fn, extra_state, request, ierror)
     PROCEDURE(MPI_Grequest_query_function) :: query_fn
     PROCEDURE(MPI_Grequest_free_function) :: free_fn

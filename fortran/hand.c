@@ -234,18 +234,20 @@ void mpi_comm_null_delete_fn_(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *val, MP
 #pragma weak mpi_win_null_delete_fn_ = mpi_comm_null_delete_fn_
 
 /* MPI_Comm_spawn: Fortran's argv is an array of CHARACTER(LEN=argv_len)
- * ending with a blank element, or MPI_ARGV_NULL (a common block). Both it and
- * command are read at root only, where they are significant. */
-extern char faro_argv_null_[];
+ * ending with a blank element, or MPI_ARGV_NULL (a common block); in
+ * MPI_Comm_spawn_multiple, argv(count, *) holds program i's arguments in its
+ * row i (elements stride apart), or is MPI_ARGVS_NULL. They and the
+ * commands are read at root only, where they are significant. */
+extern char faro_argv_null_[], faro_argvs_null_[];
 
-static char **fortran_argv(const char *argv, size_t len, int *nomem)
+static char **fortran_argv(const char *argv, size_t len, size_t stride, int *nomem)
 {
     int n = 0;
-    while (faro_f_cstr_len(argv + (size_t)n * len, len) > 0)
+    while (faro_f_cstr_len(argv + (size_t)n * stride, len) > 0)
         n++;
     char **v = calloc((size_t)n + 1, sizeof *v);
     for (int i = 0; v && i < n; i++)
-        if (!(v[i] = faro_f_cstr(argv + (size_t)i * len, len)))
+        if (!(v[i] = faro_f_cstr(argv + (size_t)i * stride, len)))
             *nomem = 1;
     if (!v)
         *nomem = 1;
@@ -272,7 +274,7 @@ void pmpi_comm_spawn_(char *command, char *argv, MPI_Fint *maxprocs, MPI_Fint *i
         if (!(c_command = faro_f_cstr(command, command_len)))
             nomem = 1;
         if (argv != faro_argv_null_)
-            c_argv = fortran_argv(argv, argv_len, &nomem);
+            c_argv = fortran_argv(argv, argv_len, argv_len, &nomem);
     }
     int rc = nomem ? faro_f_nomem("MPI_Comm_spawn")
                    : MPI_Comm_spawn(c_command, c_argv, *maxprocs, MPI_Info_f2c(*info), *root,
@@ -344,3 +346,50 @@ void pmpi_grequest_start_(faro_f_query_fn *query_fn, faro_f_free_fn *free_fn,
 }
 #pragma weak mpi_grequest_start_ = pmpi_grequest_start_
 #pragma weak faro_f_grequest_start_ = pmpi_grequest_start_
+
+void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *array_of_commands, char *array_of_argv,
+                               MPI_Fint *array_of_maxprocs, MPI_Fint *array_of_info,
+                               MPI_Fint *root, MPI_Fint *comm, MPI_Fint *intercomm,
+                               MPI_Fint *array_of_errcodes, MPI_Fint *ierror,
+                               size_t commands_len, size_t argv_len)
+{
+    MPI_Comm c_comm = MPI_Comm_f2c(*comm), c_inter = MPI_COMM_NULL;
+    int rank = -1, nomem = 0, n = *count > 0 ? *count : 0;
+    MPI_Comm_rank(c_comm, &rank);
+    char **cmds = NULL, ***argvs = MPI_ARGVS_NULL;
+    MPI_Info *infos = NULL;
+    if (rank == *root) {
+        cmds = calloc((size_t)n + 1, sizeof *cmds);
+        infos = calloc((size_t)n + 1, sizeof *infos);
+        if (array_of_argv != faro_argvs_null_ && !(argvs = calloc((size_t)n + 1, sizeof *argvs)))
+            nomem = 1;
+        for (int i = 0; cmds && infos && !nomem && i < n; i++) {
+            if (!(cmds[i] = faro_f_cstr(array_of_commands + (size_t)i * commands_len,
+                                        commands_len)))
+                nomem = 1;
+            infos[i] = MPI_Info_f2c(array_of_info[i]);
+            if (argvs)
+                argvs[i] = fortran_argv(array_of_argv + (size_t)i * argv_len, argv_len,
+                                        (size_t)n * argv_len, &nomem);
+        }
+        if (!cmds || !infos)
+            nomem = 1;
+    }
+    int rc = nomem ? faro_f_nomem("MPI_Comm_spawn_multiple")
+                   : MPI_Comm_spawn_multiple(*count, cmds, argvs, array_of_maxprocs, infos,
+                                             *root, c_comm, &c_inter,
+                                             faro_f_intarray(array_of_errcodes));
+    *intercomm = MPI_Comm_c2f(c_inter);
+    for (int i = 0; i < n && (cmds || argvs); i++) {
+        if (cmds)
+            free(cmds[i]);
+        if (argvs)
+            free_argv(argvs[i]);
+    }
+    free(cmds);
+    free(argvs);
+    free(infos);
+    SET_IERROR(rc);
+}
+#pragma weak mpi_comm_spawn_multiple_ = pmpi_comm_spawn_multiple_
+#pragma weak faro_f_comm_spawn_multiple_ = pmpi_comm_spawn_multiple_

@@ -1,6 +1,7 @@
 ! use mpi: MPI_Comm_spawn from Fortran. Every rank of MPI_COMM_WORLD spawns
 ! two copies of this program (root 0) with the arguments 'hello' and
-! 'two words' (Fortran's argv: CHARACTER strings ending with a blank one);
+! 'two words' (Fortran's argv: CHARACTER strings ending with a blank one),
+! then two more through MPI_Comm_spawn_multiple (argv(count, *));
 ! the children check their command line and MPI_Comm_get_parent, each sends
 ! its rank to the parents' root, which checks the sum; both sides
 ! disconnect. A failing check prints "fortran_spawn: rank R: FAIL: what"
@@ -11,7 +12,8 @@ program fortran_spawn
   character(len=*), parameter :: prog = 'fortran_spawn'
   integer :: ierr, rank, parent, inter, i, got, total, errcodes(2)
   character(len=256) :: exe, arg
-  character(len=16) :: argv(3)
+  character(len=16) :: argv(3), argv2(2, 3)
+  character(len=256) :: cmds(2)
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -43,7 +45,28 @@ program fortran_spawn
       total = total + got
     end do
     if (total /= 1) call fail('the children''s ranks do not add up to 1')
-    print '(a)', 'fortran_spawn: two children spawned with their arguments: OK'
+  end if
+  call MPI_Comm_disconnect(inter, ierr)
+
+  ! the same through MPI_Comm_spawn_multiple: two programs of one process each,
+  ! row i of argv(2, 3) holding program i's arguments
+  cmds = exe
+  do i = 1, 2
+    argv2(i, :) = argv
+  end do
+  call MPI_Comm_spawn_multiple(2, cmds, argv2, [1, 1], [MPI_INFO_NULL, MPI_INFO_NULL], 0, &
+                               MPI_COMM_WORLD, inter, MPI_ERRCODES_IGNORE, ierr)
+  if (ierr /= MPI_SUCCESS) call fail('MPI_Comm_spawn_multiple')
+  call MPI_Comm_remote_size(inter, i, ierr)
+  if (i /= 2) call fail('MPI_Comm_spawn_multiple: the children are not 2')
+  if (rank == 0) then
+    total = 0
+    do i = 1, 2
+      call MPI_Recv(got, 1, MPI_INTEGER, MPI_ANY_SOURCE, 5, inter, MPI_STATUS_IGNORE, ierr)
+      total = total + got
+    end do
+    if (total /= 1) call fail('MPI_Comm_spawn_multiple: the children''s ranks do not add up to 1')
+    print '(a)', 'fortran_spawn: children of MPI_Comm_spawn and MPI_Comm_spawn_multiple: OK'
   end if
   call MPI_Comm_disconnect(inter, ierr)
   call MPI_Finalize(ierr)
