@@ -38,14 +38,7 @@ program fortran_spawn
   if (ierr /= MPI_SUCCESS .or. any(errcodes /= MPI_SUCCESS)) call fail('MPI_Comm_spawn')
   call MPI_Comm_remote_size(inter, i, ierr)
   if (i /= 2) call fail('the children are not 2')
-  if (rank == 0) then
-    total = 0
-    do i = 1, 2
-      call MPI_Recv(got, 1, MPI_INTEGER, MPI_ANY_SOURCE, 5, inter, MPI_STATUS_IGNORE, ierr)
-      total = total + got
-    end do
-    if (total /= 1) call fail('the children''s ranks do not add up to 1')
-  end if
+  call collect('MPI_Comm_spawn')
   call MPI_Comm_disconnect(inter, ierr)
 
   ! the same through MPI_Comm_spawn_multiple: two programs of one process each,
@@ -59,17 +52,22 @@ program fortran_spawn
   if (ierr /= MPI_SUCCESS) call fail('MPI_Comm_spawn_multiple')
   call MPI_Comm_remote_size(inter, i, ierr)
   if (i /= 2) call fail('MPI_Comm_spawn_multiple: the children are not 2')
-  if (rank == 0) then
+  call collect('MPI_Comm_spawn_multiple')
+  if (rank == 0) print '(a)', 'fortran_spawn: children of MPI_Comm_spawn and MPI_Comm_spawn_multiple: OK'
+  call MPI_Comm_disconnect(inter, ierr)
+  call MPI_Finalize(ierr)
+contains
+  ! the parents' root receives the two children's ranks (0 and 1) on inter
+  subroutine collect(how)
+    character(len=*), intent(in) :: how
+    if (rank /= 0) return
     total = 0
     do i = 1, 2
       call MPI_Recv(got, 1, MPI_INTEGER, MPI_ANY_SOURCE, 5, inter, MPI_STATUS_IGNORE, ierr)
       total = total + got
     end do
-    if (total /= 1) call fail('MPI_Comm_spawn_multiple: the children''s ranks do not add up to 1')
-    print '(a)', 'fortran_spawn: children of MPI_Comm_spawn and MPI_Comm_spawn_multiple: OK'
-  end if
-  call MPI_Comm_disconnect(inter, ierr)
-  call MPI_Finalize(ierr)
-contains
+    if (total /= 1) call fail(how // ': the children''s ranks do not add up to 1')
+  end subroutine
+
   include 'fail.inc'
 end program
