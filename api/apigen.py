@@ -11,6 +11,10 @@ descriptions and:
       prints a C file that redeclares every described function that mpi.h
       declares, as the description says (MPI_ and PMPI_): compiling it after
       mpi.h fails with "conflicting types" where the two disagree
+  apigen.py fortran --mpi-h include/mpi.h --out DIR [--excluded LIST] FILE.api...
+      writes the Fortran bindings (C and Fortran sources, apigen_fortran.py)
+      into DIR; with --excluded, fails unless every declared function is
+      bound or named in LIST with the reason it is not
   apigen.py check --mpi-h include/mpi.h [--tunables NAME...] FILE.api...
       checks the description against mpi.h: every declared function is
       described, every described one is declared or marked planned, a
@@ -652,13 +656,56 @@ def cmd_bigcount(api, args):
     write_if_changed(args.mpi_h, new)
     write_if_changed(args.c, source)
     print('bigcount: %d _c functions' % len(fns))
+def cmd_fortran(api, args):
+    import apigen_fortran
+    declared = declared_in(args.mpi_h)
+    bindings, excluded = apigen_fortran.write_all(api, declared, args.mpi_h, args.out,
+                                                  write_if_changed)
+    if args.excluded is None:
+        return 0
+    # the check: every function mpi.h declares is bound, or excluded by a
+    # line of the exclusion list that says why
+    listed = {}
+    with open(args.excluded, encoding='utf-8') as f:
+        for no, line in enumerate(f, 1):
+            if line.strip() and not line.startswith('#'):
+                name, _, why = line.strip().partition(' ')
+                if not why.strip():
+                    print('FAIL: %s:%d: %s is excluded without a reason' %
+                          (args.excluded, no, name), file=sys.stderr)
+                    return 1
+                listed[name] = why.strip()
+    problems = []
+    for name, why in excluded:
+        if name not in listed:
+            problems.append('%s has no Fortran binding (%s): bind it by hand '
+                            '(api/apigen_fortran_hand.py, fortran/hand.c) or list it in %s '
+                            'with the reason'
+                            % (name, why, args.excluded))
+    bound = {bd.fn.name for bd in bindings} | set(apigen_fortran.HAND)
+    c_only = {n for n in declared if apigen_fortran.C_ONLY.match(n)}
+    for name in listed:
+        if name in bound or name in c_only:
+            problems.append('%s is listed in %s but is %s now: drop the line' %
+                            (name, args.excluded, 'C only' if name in c_only else 'bound'))
+        elif name not in declared:
+            problems.append('%s is listed in %s but mpi.h does not declare it' %
+                            (name, args.excluded))
+    for p in problems:
+        print('FAIL: ' + p, file=sys.stderr)
+    if problems:
+        return 1
+    print('fortran: %d functions generated (mpif.h, mpi, mpi_f08; %d with choice buffers), '
+          '%d by hand, %d excluded, %d C only' %
+          (len(bindings), len([b for b in bindings if b.choice]), len(apigen_fortran.HAND),
+           len(excluded), len(c_only)))
     return 0
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     sub = ap.add_subparsers(dest='cmd', required=True)
-    for name in ('man', 'protos', 'check', 'bigcount'):
+    for name in ('man', 'protos', 'check', 'bigcount', 'fortran'):
         s = sub.add_parser(name)
         s.add_argument('--mpi-h', required=True)
         s.add_argument('files', nargs='+')
@@ -668,6 +715,9 @@ def main():
             s.add_argument('--list', help='also write the names of the pages made')
             s.add_argument('--wide', help='src/bigcount/wide.h: say in FARO NOTES which _c '
                            'forms take counts beyond INT_MAX')
+        if name == 'fortran':
+            s.add_argument('--out', required=True)
+            s.add_argument('--excluded', help='the exclusion list to check against')
         if name == 'check':
             s.add_argument('--tunables', nargs='*', help='names of the tunables (without FARO_)')
         if name == 'bigcount':
@@ -681,7 +731,7 @@ def main():
         for path in args.files:
             api.read(path)
         return {'man': cmd_man, 'protos': cmd_protos, 'check': cmd_check,
-                'bigcount': cmd_bigcount}[args.cmd](api, args)
+                'bigcount': cmd_bigcount, 'fortran': cmd_fortran}[args.cmd](api, args)
     except ApiError as e:
         print('apigen: ' + str(e), file=sys.stderr)
         return 1

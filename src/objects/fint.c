@@ -2,8 +2,9 @@
  * Integer handles (MPI_X_c2f / MPI_X_f2c) for every handle type Faro has,
  * through the table of handles.c, and the status conversions. The integer
  * of a null handle is 0; an integer that names no live object converts back
- * to the null handle. There are no Fortran bindings: these serve programs
- * and tools (mpi4py's py2f/f2py) that keep handles as integers.
+ * to the null handle. The Fortran bindings (fortran/, libfaro_mpifort) use
+ * these integers as Fortran's handles; programs and tools (mpi4py's
+ * py2f/f2py) that keep handles as integers use them too.
  */
 #include <string.h>
 

@@ -31,6 +31,11 @@ run() {
     "$srcdir/tests/mpi/run-testlist" --mpiexec "$launcher" --bindir "$top_builddir/tests/mpi" "$@"
 }
 lists="$srcdir/tests/mpi/testlist $(ls "$srcdir"/tests/mpi/testlist-*)"
+# testlist-fortran's programs exist only where configure built the Fortran bindings
+if [ ! -x "$top_builddir/tests/mpi/fortran_usempi" ]; then
+    echo "check-mpi.sh: the Fortran bindings are not built (configure's 'Fortran' line): testlist-fortran skipped"
+    lists=$(echo "$lists" | tr ' ' '\n' | grep -v '/testlist-fortran$' | tr '\n' ' ')
+fi
 if [ -n "${TESTLIST_CONFIGS:-}" ]; then
     # shellcheck disable=SC2086
     exec run $lists

@@ -532,7 +532,8 @@ int main(int argc, char **argv)
         printf("  configured:    %s\n", FARO_CONFIGURE_ARGS[0] ? FARO_CONFIGURE_ARGS
                                                                : "(no arguments)");
         printf("  build options: %s\n", FARO_BUILD_OPTIONS);
-        printf("  built with:    %s\n\n", FARO_BUILD_CC);
+        printf("  built with:    %s\n", FARO_BUILD_CC);
+        printf("  Fortran:       %s\n\n", FARO_FORTRAN_NOTE);
     }
     if (what & SHOW_PMI)
         show_pmi();

@@ -102,6 +102,12 @@ int faro_info_parsable(const struct faro_info_paths *paths)
     kv(FARO_CONFIGURE_ARGS, "build:configure");
     kv(FARO_BUILD_CC, "build:cc");
     kv(FARO_BUILD_OPTIONS, "build:options");
+#ifdef FARO_HAVE_FORTRAN
+    kv("yes", "bindings:fortran");
+#else
+    kv("no", "bindings:fortran");
+#endif
+    kv(FARO_FORTRAN_NOTE, "bindings:fortran:note");
     transports();
     for (int i = 0; i < FARO_TUN_COUNT; i++) {
         const struct faro_tunable_desc *d = &faro_tunable_table[i];

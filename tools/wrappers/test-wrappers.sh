@@ -1,5 +1,5 @@
 #!/bin/sh
-# Checks the build-tree mpicc/mpicxx: the flags they add, that -c/-E drop the
+# Checks the build-tree mpicc/mpicxx (and mpifort/mpif90): the flags they add, that -c/-E drop the
 # link flags, the queries other MPIs' users and build tools make (-showme:help,
 # --showme:*, -show-compile-info, -compile-info), that -cc=/-cxx=, FARO_CC/
 # FARO_CXX and their aliases OMPI_CC/MPICH_CC choose the compiler in that
@@ -171,6 +171,30 @@ EOF
 else
     echo "note: $incdir/mpi.h does not exist yet; compile step not checked"
 fi
+
+# mpifort/mpif90: the Fortran directory and library, -fc=, FARO_FC and its
+# aliases; built without Fortran, they refuse with the reason.
+for w in mpifort mpif90; do
+    F=$top_builddir/$w
+    [ -x "$F" ] || { fail "$F is missing"; continue; }
+    if ! grep -q '^#define FARO_HAVE_FORTRAN 1' "$top_builddir/config.h" 2>/dev/null; then
+        out=$("$F" -show x.f90 2>&1) && fail "$w without Fortran bindings ran: $out"
+        echo "$out" | grep -q "built without Fortran bindings" || fail "$w does not say why it fails: $out"
+        continue
+    fi
+    out=$("$F" -show x.f90)
+    has "$out" "-I$top_builddir/fortran" || has "$out" "-I$(cd "$top_builddir" && pwd)/fortran" ||
+        fail "$w -show lacks the fortran/ directory: $out"
+    has "$out" "-lfaro_mpifort" || fail "$w -show lacks -lfaro_mpifort: $out"
+    [ "$("$F" -showme:libs)" = "faro_mpifort faro" ] || fail "$w -showme:libs: $("$F" -showme:libs)"
+    [ "$("$F" -fc=myfc -showme:command)" = myfc ] || fail "$w -fc= did not choose the compiler"
+    [ "$(FARO_FC=f1 OMPI_FC=f2 "$F" -showme:command)" = f1 ] || fail "$w: FARO_FC does not win over OMPI_FC"
+    [ "$(OMPI_FC=mpif90 MPICH_FC=f3 "$F" -showme:command)" = f3 ] ||
+        fail "$w: an alias naming mpif90 was not skipped"
+    "$F" -cc=gcc x.f90 >/dev/null 2>&1 && fail "$w accepted -cc="
+    [ "$("$F" -showme:version)" = "$w: Faro $("$MPICC" -showme:version | sed 's/^mpicc: Faro //')" ] ||
+        fail "$w -showme:version: $("$F" -showme:version)"
+done
 
 if [ $failures -ne 0 ]; then
     echo "$failures check(s) failed" >&2
