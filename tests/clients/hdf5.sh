@@ -164,14 +164,15 @@ diagnose() {
     END { for (r in at) print "AT", r, at[r] }' "$1"
 }
 
-# run NAME ARGS...: one run of NAME under the timeout, in $work/run (as make
-# check, in one directory for all: t_prestart opens what t_pshutdown wrote,
-# t_pflush2 what t_pflush1 did); sets rc and secs; the output goes to $log.
+# run NAME ARGS...: one run of NAME under the timeout, in the testpar
+# directory as make check runs them (t_prestart opens what t_pshutdown wrote,
+# t_pflush2 what t_pflush1 did, t_cache_image executes ./t_cache_image); sets
+# rc and secs; the output goes to $log.
 run() {
     start=$(date +%s)
     rc=0
     # shellcheck disable=SC2086
-    (cd "$work/run" && timeout -k 10 "$tmo" $mpiexec -n "$np" "$work/build/testpar/$@") \
+    (cd "$work/build/testpar" && timeout -k 10 "$tmo" $mpiexec -n "$np" "./$@") \
         >"$log" 2>&1 || rc=$?
     secs=$(( $(date +%s) - start ))
 }
@@ -180,11 +181,12 @@ summary=$work/summary.txt
 : >"$summary"
 npass=0 nfail=0
 total_start=$(date +%s)
-rm -rf "$work/run" && mkdir -p "$work/run"
+# The files an earlier run left (testpar's CHECK_CLEANFILES).
+rm -f "$work/build/testpar"/*.h5 "$work/build/testpar/go"
 for prog in $programs; do
     log=$work/$prog.log
     rm -f "$log".*
-    excluded= failed=
+    excluded= failed= notes=
     case $prog in
     testpflush)
         # t_pflush1 flushes one file, leaves another unflushed and exits
@@ -219,7 +221,10 @@ for prog in $programs; do
             tries=$((tries + 1))
             [ -n "$new" ] && [ "$tries" -le "$reruns" ] || break
             cp "$log" "$log.$tries"
-            say "$prog failed in:$new (exit $rc after ${secs}s): again without it (log: $log.$tries)"
+            case $rc in 124|137) why="timed out after ${tmo}s" ;; *) why="exit $rc after ${secs}s" ;; esac
+            say "$prog failed in:$new ($why): again without it (log: $log.$tries)"
+            notes="$notes    [$(echo $new)] $why
+"
             for b in $new; do excluded="$excluded -x $b"; done
         done
         ;;
@@ -248,6 +253,7 @@ for prog in $programs; do
         [ -f "$l" ] || continue
         diagnose "$l" | awk '$1 == "ERR" { $1 = ""; print }'
     done | awk '!seen[$0]++' | head -15 | sed 's/^ \([^ ]*\) \([^ ]*\) /    [rank \1, \2] /'
+    printf '%s' "$notes"
     if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
         diagnose "$log" | awk '$1 == "AT" { printf "    rank %s was in %s\n", $2, $3 }' | sort | head -8
     fi
