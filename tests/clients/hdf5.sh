@@ -86,12 +86,14 @@ fetch() {
         { tail -5 "$work/dl/fetch.log" >&2; fail "cannot fetch $mirror/pool/main/h/hdf5/$1"; }
 }
 
-# The build is reused while the source, the options and mpi.h are the same.
+# The build is reused while the source, the options, the mpicc and mpi.h are
+# the same.
 # mpi.h is taken as the compiler sees it (preprocessed, line markers
 # dropped), which works for any MPI's mpicc.
 header=$(printf '#include <mpi.h>\n' | $mpicc -E -x c - 2>/dev/null | grep -v '^#' | sha256sum | cut -c1-16) ||
     true
-key=$(printf '%s\n%s\n%s\n' "$debver" "$configure_opts" "$header" | sha256sum | cut -c1-16)
+# The mpicc's path too: the programs find the library by its build's rpath.
+key=$(printf '%s\n%s\n%s\n%s\n' "$debver" "$configure_opts" "$header" "$mpicc" | sha256sum | cut -c1-16)
 stamp=$work/built-$key
 if [ ! -f "$stamp" ]; then
     rm -rf "$work/src" "$work/build" "$work"/built-*
