@@ -17,7 +17,7 @@
 #
 # usage: tests/clients/hdf5.sh [BUILD_DIR]          (default: ./_build)
 #   HDF5_PROGRAMS  programs to run (default below: make check's list without
-#                  t_cache and t_cache_image, which take minutes; testpflush is
+#                  t_cache_image, which takes 5-10 minutes; testpflush is
 #                  t_pflush1 then t_pflush2, as testpflush.sh runs them)
 #   HDF5_NPROCS    processes per program (default 6, make check's NPROCS)
 #   HDF5_TIMEOUT   seconds per program run (default 300)
@@ -48,8 +48,8 @@ orig_sha=7b38e58ff83b13fd8959a90b13bf896bc318ba096c940ab0847abf3ad41a0b31
 deb_sha=d11ad311c20f84199a04f44be87e03f91560c8f020576624edd07dd58eacbacb
 configure_opts="--enable-parallel --disable-fortran --disable-cxx --disable-java
   --disable-hl --disable-tools --disable-shared --enable-optimization=-O1"
-default_programs="t_mpi t_bigio testphdf5 t_pread t_pshutdown t_prestart t_init_term
-  t_shapesame t_filters_parallel testpflush"
+default_programs="t_mpi t_bigio testphdf5 t_cache t_pread t_pshutdown t_prestart
+  t_init_term t_shapesame t_filters_parallel testpflush"
 
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../../_build}" && pwd)
