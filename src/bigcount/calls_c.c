@@ -50,10 +50,53 @@ int PMPI_Allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
     return rc;
 }
 
+#pragma weak MPI_Allgather_init_c = PMPI_Allgather_init_c
+int PMPI_Allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Allgather_init_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_sendcount = sendcount;
+    MPI_Datatype c_sendtype = sendtype, c_made_sendcount = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "sendcount", MPI_OP_NULL, &c_sendcount, &c_sendtype, &c_made_sendcount);
+    MPI_Count c_recvcount = recvcount;
+    MPI_Datatype c_recvtype = recvtype, c_made_recvcount = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "recvcount", MPI_OP_NULL, &c_recvcount, &c_recvtype, &c_made_recvcount);
+    if (!rc)
+        rc = PMPI_Allgather_init(sendbuf, (int)c_sendcount, c_sendtype, recvbuf, (int)c_recvcount, c_recvtype, comm, info, request);
+    faro_c_unfold(&c_made_sendcount);
+    faro_c_unfold(&c_made_recvcount);
+    return rc;
+}
+
 #pragma weak MPI_Allgatherv_c = PMPI_Allgatherv_c
 int PMPI_Allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     return faro_wide_Allgatherv("MPI_Allgatherv_c", sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
+}
+
+#pragma weak MPI_Allgatherv_init_c = PMPI_Allgatherv_init_c
+int PMPI_Allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Allgatherv_init_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_sendcount = sendcount;
+    MPI_Datatype c_sendtype = sendtype, c_made_sendcount = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "sendcount", MPI_OP_NULL, &c_sendcount, &c_sendtype, &c_made_sendcount);
+    int *c_recvcounts = NULL;
+    if (!rc && recvcounts)
+        rc = faro_c_ints(fn, comm, "recvcounts", recvcounts, faro_c_len_comm_size(comm), &c_recvcounts);
+    int *c_displs = NULL;
+    if (!rc && displs)
+        rc = faro_c_ints_of_aints(fn, comm, "displs", displs, faro_c_len_comm_size(comm), &c_displs);
+    if (!rc)
+        rc = PMPI_Allgatherv_init(sendbuf, (int)c_sendcount, c_sendtype, recvbuf, c_recvcounts, c_displs, recvtype, comm, info, request);
+    faro_c_unfold(&c_made_sendcount);
+    free(c_recvcounts);
+    free(c_displs);
+    return rc;
 }
 
 #pragma weak MPI_Allreduce_c = PMPI_Allreduce_c
@@ -67,6 +110,21 @@ int PMPI_Allreduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Da
         rc = faro_c_fold(fn, comm, "count", op, &c_count, &c_datatype, &c_made_count);
     if (!rc)
         rc = PMPI_Allreduce(sendbuf, recvbuf, (int)c_count, c_datatype, op, comm);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_Allreduce_init_c = PMPI_Allreduce_init_c
+int PMPI_Allreduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Allreduce_init_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "count", op, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_Allreduce_init(sendbuf, recvbuf, (int)c_count, c_datatype, op, comm, info, request);
     faro_c_unfold(&c_made_count);
     return rc;
 }
@@ -91,6 +149,26 @@ int PMPI_Alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     return rc;
 }
 
+#pragma weak MPI_Alltoall_init_c = PMPI_Alltoall_init_c
+int PMPI_Alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Alltoall_init_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_sendcount = sendcount;
+    MPI_Datatype c_sendtype = sendtype, c_made_sendcount = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "sendcount", MPI_OP_NULL, &c_sendcount, &c_sendtype, &c_made_sendcount);
+    MPI_Count c_recvcount = recvcount;
+    MPI_Datatype c_recvtype = recvtype, c_made_recvcount = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "recvcount", MPI_OP_NULL, &c_recvcount, &c_recvtype, &c_made_recvcount);
+    if (!rc)
+        rc = PMPI_Alltoall_init(sendbuf, (int)c_sendcount, c_sendtype, recvbuf, (int)c_recvcount, c_recvtype, comm, info, request);
+    faro_c_unfold(&c_made_sendcount);
+    faro_c_unfold(&c_made_recvcount);
+    return rc;
+}
+
 #pragma weak MPI_Alltoallv_c = PMPI_Alltoallv_c
 int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -110,6 +188,32 @@ int PMPI_Alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
         rc = faro_c_ints_of_aints(fn, comm, "rdispls", rdispls, faro_c_len_comm_size(comm), &c_rdispls);
     if (!rc)
         rc = PMPI_Alltoallv(sendbuf, c_sendcounts, c_sdispls, sendtype, recvbuf, c_recvcounts, c_rdispls, recvtype, comm);
+    free(c_sendcounts);
+    free(c_sdispls);
+    free(c_recvcounts);
+    free(c_rdispls);
+    return rc;
+}
+
+#pragma weak MPI_Alltoallv_init_c = PMPI_Alltoallv_init_c
+int PMPI_Alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Alltoallv_init_c";
+    int rc = MPI_SUCCESS;
+    int *c_sendcounts = NULL;
+    if (!rc && sendcounts)
+        rc = faro_c_ints(fn, comm, "sendcounts", sendcounts, faro_c_len_comm_size(comm), &c_sendcounts);
+    int *c_sdispls = NULL;
+    if (!rc && sdispls)
+        rc = faro_c_ints_of_aints(fn, comm, "sdispls", sdispls, faro_c_len_comm_size(comm), &c_sdispls);
+    int *c_recvcounts = NULL;
+    if (!rc && recvcounts)
+        rc = faro_c_ints(fn, comm, "recvcounts", recvcounts, faro_c_len_comm_size(comm), &c_recvcounts);
+    int *c_rdispls = NULL;
+    if (!rc && rdispls)
+        rc = faro_c_ints_of_aints(fn, comm, "rdispls", rdispls, faro_c_len_comm_size(comm), &c_rdispls);
+    if (!rc)
+        rc = PMPI_Alltoallv_init(sendbuf, c_sendcounts, c_sdispls, sendtype, recvbuf, c_recvcounts, c_rdispls, recvtype, comm, info, request);
     free(c_sendcounts);
     free(c_sdispls);
     free(c_recvcounts);
@@ -143,10 +247,51 @@ int PMPI_Alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MP
     return rc;
 }
 
+#pragma weak MPI_Alltoallw_init_c = PMPI_Alltoallw_init_c
+int PMPI_Alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Alltoallw_init_c";
+    int rc = MPI_SUCCESS;
+    int *c_sendcounts = NULL;
+    if (!rc && sendcounts)
+        rc = faro_c_ints(fn, comm, "sendcounts", sendcounts, faro_c_len_comm_size(comm), &c_sendcounts);
+    int *c_sdispls = NULL;
+    if (!rc && sdispls)
+        rc = faro_c_ints_of_aints(fn, comm, "sdispls", sdispls, faro_c_len_comm_size(comm), &c_sdispls);
+    int *c_recvcounts = NULL;
+    if (!rc && recvcounts)
+        rc = faro_c_ints(fn, comm, "recvcounts", recvcounts, faro_c_len_comm_size(comm), &c_recvcounts);
+    int *c_rdispls = NULL;
+    if (!rc && rdispls)
+        rc = faro_c_ints_of_aints(fn, comm, "rdispls", rdispls, faro_c_len_comm_size(comm), &c_rdispls);
+    if (!rc)
+        rc = PMPI_Alltoallw_init(sendbuf, c_sendcounts, c_sdispls, sendtypes, recvbuf, c_recvcounts, c_rdispls, recvtypes, comm, info, request);
+    free(c_sendcounts);
+    free(c_sdispls);
+    free(c_recvcounts);
+    free(c_rdispls);
+    return rc;
+}
+
 #pragma weak MPI_Bcast_c = PMPI_Bcast_c
 int PMPI_Bcast_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     return faro_wide_Bcast("MPI_Bcast_c", buffer, count, datatype, root, comm);
+}
+
+#pragma weak MPI_Bcast_init_c = PMPI_Bcast_init_c
+int PMPI_Bcast_init_c(void *buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Bcast_init_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_Bcast_init(buffer, (int)c_count, c_datatype, root, comm, info, request);
+    faro_c_unfold(&c_made_count);
+    return rc;
 }
 
 #pragma weak MPI_Bsend_c = PMPI_Bsend_c
@@ -188,6 +333,441 @@ int PMPI_Exscan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
     return rc;
 }
 
+#pragma weak MPI_Exscan_init_c = PMPI_Exscan_init_c
+int PMPI_Exscan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Exscan_init_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "count", op, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_Exscan_init(sendbuf, recvbuf, (int)c_count, c_datatype, op, comm, info, request);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_iread_c = PMPI_File_iread_c
+int PMPI_File_iread_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iread_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_iread(fh, buf, (int)c_count, c_datatype, request);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_iread_all_c = PMPI_File_iread_all_c
+int PMPI_File_iread_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iread_all_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_iread_all(fh, buf, (int)c_count, c_datatype, request);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_iread_at_c = PMPI_File_iread_at_c
+int PMPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iread_at_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_iread_at(fh, offset, buf, (int)c_count, c_datatype, request);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_iread_at_all_c = PMPI_File_iread_at_all_c
+int PMPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iread_at_all_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_iread_at_all(fh, offset, buf, (int)c_count, c_datatype, request);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_iread_shared_c = PMPI_File_iread_shared_c
+int PMPI_File_iread_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iread_shared_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_iread_shared(fh, buf, (int)c_count, c_datatype, request);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_iwrite_c = PMPI_File_iwrite_c
+int PMPI_File_iwrite_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iwrite_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_iwrite(fh, buf, (int)c_count, c_datatype, request);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_iwrite_all_c = PMPI_File_iwrite_all_c
+int PMPI_File_iwrite_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iwrite_all_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_iwrite_all(fh, buf, (int)c_count, c_datatype, request);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_iwrite_at_c = PMPI_File_iwrite_at_c
+int PMPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iwrite_at_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_iwrite_at(fh, offset, buf, (int)c_count, c_datatype, request);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_iwrite_at_all_c = PMPI_File_iwrite_at_all_c
+int PMPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iwrite_at_all_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_iwrite_at_all(fh, offset, buf, (int)c_count, c_datatype, request);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_iwrite_shared_c = PMPI_File_iwrite_shared_c
+int PMPI_File_iwrite_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request)
+{
+    static const char fn[] = "MPI_File_iwrite_shared_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_iwrite_shared(fh, buf, (int)c_count, c_datatype, request);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_read_c = PMPI_File_read_c
+int PMPI_File_read_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_read_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_read(fh, buf, (int)c_count, c_datatype, status);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_read_all_c = PMPI_File_read_all_c
+int PMPI_File_read_all_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_read_all_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_read_all(fh, buf, (int)c_count, c_datatype, status);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_read_all_begin_c = PMPI_File_read_all_begin_c
+int PMPI_File_read_all_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+    static const char fn[] = "MPI_File_read_all_begin_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_read_all_begin(fh, buf, (int)c_count, c_datatype);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_read_at_c = PMPI_File_read_at_c
+int PMPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_read_at_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_read_at(fh, offset, buf, (int)c_count, c_datatype, status);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_read_at_all_c = PMPI_File_read_at_all_c
+int PMPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_read_at_all_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_read_at_all(fh, offset, buf, (int)c_count, c_datatype, status);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_read_at_all_begin_c = PMPI_File_read_at_all_begin_c
+int PMPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+    static const char fn[] = "MPI_File_read_at_all_begin_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_read_at_all_begin(fh, offset, buf, (int)c_count, c_datatype);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_read_ordered_c = PMPI_File_read_ordered_c
+int PMPI_File_read_ordered_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_read_ordered_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_read_ordered(fh, buf, (int)c_count, c_datatype, status);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_read_ordered_begin_c = PMPI_File_read_ordered_begin_c
+int PMPI_File_read_ordered_begin_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+    static const char fn[] = "MPI_File_read_ordered_begin_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_read_ordered_begin(fh, buf, (int)c_count, c_datatype);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_read_shared_c = PMPI_File_read_shared_c
+int PMPI_File_read_shared_c(MPI_File fh, void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_read_shared_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_read_shared(fh, buf, (int)c_count, c_datatype, status);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_write_c = PMPI_File_write_c
+int PMPI_File_write_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_write_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_write(fh, buf, (int)c_count, c_datatype, status);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_write_all_c = PMPI_File_write_all_c
+int PMPI_File_write_all_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_write_all_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_write_all(fh, buf, (int)c_count, c_datatype, status);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_write_all_begin_c = PMPI_File_write_all_begin_c
+int PMPI_File_write_all_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+    static const char fn[] = "MPI_File_write_all_begin_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_write_all_begin(fh, buf, (int)c_count, c_datatype);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_write_at_c = PMPI_File_write_at_c
+int PMPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_write_at_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_write_at(fh, offset, buf, (int)c_count, c_datatype, status);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_write_at_all_c = PMPI_File_write_at_all_c
+int PMPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_write_at_all_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_write_at_all(fh, offset, buf, (int)c_count, c_datatype, status);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_write_at_all_begin_c = PMPI_File_write_at_all_begin_c
+int PMPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+    static const char fn[] = "MPI_File_write_at_all_begin_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_write_at_all_begin(fh, offset, buf, (int)c_count, c_datatype);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_write_ordered_c = PMPI_File_write_ordered_c
+int PMPI_File_write_ordered_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_write_ordered_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_write_ordered(fh, buf, (int)c_count, c_datatype, status);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_write_ordered_begin_c = PMPI_File_write_ordered_begin_c
+int PMPI_File_write_ordered_begin_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype)
+{
+    static const char fn[] = "MPI_File_write_ordered_begin_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_write_ordered_begin(fh, buf, (int)c_count, c_datatype);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_File_write_shared_c = PMPI_File_write_shared_c
+int PMPI_File_write_shared_c(MPI_File fh, const void *buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status)
+{
+    static const char fn[] = "MPI_File_write_shared_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, MPI_COMM_NULL, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_File_write_shared(fh, buf, (int)c_count, c_datatype, status);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
 #pragma weak MPI_Gather_c = PMPI_Gather_c
 int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -203,6 +783,26 @@ int PMPI_Gather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtyp
         rc = faro_c_fold(fn, comm, "recvcount", MPI_OP_NULL, &c_recvcount, &c_recvtype, &c_made_recvcount);
     if (!rc)
         rc = PMPI_Gather(sendbuf, (int)c_sendcount, c_sendtype, recvbuf, (int)c_recvcount, c_recvtype, root, comm);
+    faro_c_unfold(&c_made_sendcount);
+    faro_c_unfold(&c_made_recvcount);
+    return rc;
+}
+
+#pragma weak MPI_Gather_init_c = PMPI_Gather_init_c
+int PMPI_Gather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Gather_init_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_sendcount = sendcount;
+    MPI_Datatype c_sendtype = sendtype, c_made_sendcount = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "sendcount", MPI_OP_NULL, &c_sendcount, &c_sendtype, &c_made_sendcount);
+    MPI_Count c_recvcount = recvcount;
+    MPI_Datatype c_recvtype = recvtype, c_made_recvcount = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "recvcount", MPI_OP_NULL, &c_recvcount, &c_recvtype, &c_made_recvcount);
+    if (!rc)
+        rc = PMPI_Gather_init(sendbuf, (int)c_sendcount, c_sendtype, recvbuf, (int)c_recvcount, c_recvtype, root, comm, info, request);
     faro_c_unfold(&c_made_sendcount);
     faro_c_unfold(&c_made_recvcount);
     return rc;
@@ -225,6 +825,29 @@ int PMPI_Gatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         rc = faro_c_ints_of_aints(fn, comm, "displs", displs, faro_c_len_comm_size(comm), &c_displs);
     if (!rc)
         rc = PMPI_Gatherv(sendbuf, (int)c_sendcount, c_sendtype, recvbuf, c_recvcounts, c_displs, recvtype, root, comm);
+    faro_c_unfold(&c_made_sendcount);
+    free(c_recvcounts);
+    free(c_displs);
+    return rc;
+}
+
+#pragma weak MPI_Gatherv_init_c = PMPI_Gatherv_init_c
+int PMPI_Gatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Gatherv_init_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_sendcount = sendcount;
+    MPI_Datatype c_sendtype = sendtype, c_made_sendcount = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "sendcount", MPI_OP_NULL, &c_sendcount, &c_sendtype, &c_made_sendcount);
+    int *c_recvcounts = NULL;
+    if (!rc && recvcounts)
+        rc = faro_c_ints(fn, comm, "recvcounts", recvcounts, faro_c_len_comm_size(comm), &c_recvcounts);
+    int *c_displs = NULL;
+    if (!rc && displs)
+        rc = faro_c_ints_of_aints(fn, comm, "displs", displs, faro_c_len_comm_size(comm), &c_displs);
+    if (!rc)
+        rc = PMPI_Gatherv_init(sendbuf, (int)c_sendcount, c_sendtype, recvbuf, c_recvcounts, c_displs, recvtype, root, comm, info, request);
     faro_c_unfold(&c_made_sendcount);
     free(c_recvcounts);
     free(c_displs);
@@ -730,6 +1353,41 @@ int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int de
     return faro_wide_Isend("MPI_Isend_c", buf, count, datatype, dest, tag, comm, request);
 }
 
+#pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
+int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Isendrecv_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_sendcount = sendcount;
+    MPI_Datatype c_sendtype = sendtype, c_made_sendcount = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "sendcount", MPI_OP_NULL, &c_sendcount, &c_sendtype, &c_made_sendcount);
+    MPI_Count c_recvcount = recvcount;
+    MPI_Datatype c_recvtype = recvtype, c_made_recvcount = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "recvcount", MPI_OP_NULL, &c_recvcount, &c_recvtype, &c_made_recvcount);
+    if (!rc)
+        rc = PMPI_Isendrecv(sendbuf, (int)c_sendcount, c_sendtype, dest, sendtag, recvbuf, (int)c_recvcount, c_recvtype, source, recvtag, comm, request);
+    faro_c_unfold(&c_made_sendcount);
+    faro_c_unfold(&c_made_recvcount);
+    return rc;
+}
+
+#pragma weak MPI_Isendrecv_replace_c = PMPI_Isendrecv_replace_c
+int PMPI_Isendrecv_replace_c(void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Isendrecv_replace_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_Isendrecv_replace(buf, (int)c_count, c_datatype, dest, sendtag, source, recvtag, comm, request);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
 #pragma weak MPI_Issend_c = PMPI_Issend_c
 int PMPI_Issend_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
@@ -762,6 +1420,26 @@ int PMPI_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Data
     return rc;
 }
 
+#pragma weak MPI_Neighbor_allgather_init_c = PMPI_Neighbor_allgather_init_c
+int PMPI_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Neighbor_allgather_init_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_sendcount = sendcount;
+    MPI_Datatype c_sendtype = sendtype, c_made_sendcount = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "sendcount", MPI_OP_NULL, &c_sendcount, &c_sendtype, &c_made_sendcount);
+    MPI_Count c_recvcount = recvcount;
+    MPI_Datatype c_recvtype = recvtype, c_made_recvcount = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "recvcount", MPI_OP_NULL, &c_recvcount, &c_recvtype, &c_made_recvcount);
+    if (!rc)
+        rc = PMPI_Neighbor_allgather_init(sendbuf, (int)c_sendcount, c_sendtype, recvbuf, (int)c_recvcount, c_recvtype, comm, info, request);
+    faro_c_unfold(&c_made_sendcount);
+    faro_c_unfold(&c_made_recvcount);
+    return rc;
+}
+
 #pragma weak MPI_Neighbor_allgatherv_c = PMPI_Neighbor_allgatherv_c
 int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -785,6 +1463,29 @@ int PMPI_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Dat
     return rc;
 }
 
+#pragma weak MPI_Neighbor_allgatherv_init_c = PMPI_Neighbor_allgatherv_init_c
+int PMPI_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Neighbor_allgatherv_init_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_sendcount = sendcount;
+    MPI_Datatype c_sendtype = sendtype, c_made_sendcount = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "sendcount", MPI_OP_NULL, &c_sendcount, &c_sendtype, &c_made_sendcount);
+    int *c_recvcounts = NULL;
+    if (!rc && recvcounts)
+        rc = faro_c_ints(fn, comm, "recvcounts", recvcounts, faro_c_len_indegree(comm), &c_recvcounts);
+    int *c_displs = NULL;
+    if (!rc && displs)
+        rc = faro_c_ints_of_aints(fn, comm, "displs", displs, faro_c_len_indegree(comm), &c_displs);
+    if (!rc)
+        rc = PMPI_Neighbor_allgatherv_init(sendbuf, (int)c_sendcount, c_sendtype, recvbuf, c_recvcounts, c_displs, recvtype, comm, info, request);
+    faro_c_unfold(&c_made_sendcount);
+    free(c_recvcounts);
+    free(c_displs);
+    return rc;
+}
+
 #pragma weak MPI_Neighbor_alltoall_c = PMPI_Neighbor_alltoall_c
 int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -800,6 +1501,26 @@ int PMPI_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datat
         rc = faro_c_fold(fn, comm, "recvcount", MPI_OP_NULL, &c_recvcount, &c_recvtype, &c_made_recvcount);
     if (!rc)
         rc = PMPI_Neighbor_alltoall(sendbuf, (int)c_sendcount, c_sendtype, recvbuf, (int)c_recvcount, c_recvtype, comm);
+    faro_c_unfold(&c_made_sendcount);
+    faro_c_unfold(&c_made_recvcount);
+    return rc;
+}
+
+#pragma weak MPI_Neighbor_alltoall_init_c = PMPI_Neighbor_alltoall_init_c
+int PMPI_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Neighbor_alltoall_init_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_sendcount = sendcount;
+    MPI_Datatype c_sendtype = sendtype, c_made_sendcount = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "sendcount", MPI_OP_NULL, &c_sendcount, &c_sendtype, &c_made_sendcount);
+    MPI_Count c_recvcount = recvcount;
+    MPI_Datatype c_recvtype = recvtype, c_made_recvcount = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "recvcount", MPI_OP_NULL, &c_recvcount, &c_recvtype, &c_made_recvcount);
+    if (!rc)
+        rc = PMPI_Neighbor_alltoall_init(sendbuf, (int)c_sendcount, c_sendtype, recvbuf, (int)c_recvcount, c_recvtype, comm, info, request);
     faro_c_unfold(&c_made_sendcount);
     faro_c_unfold(&c_made_recvcount);
     return rc;
@@ -831,6 +1552,32 @@ int PMPI_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[],
     return rc;
 }
 
+#pragma weak MPI_Neighbor_alltoallv_init_c = PMPI_Neighbor_alltoallv_init_c
+int PMPI_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Neighbor_alltoallv_init_c";
+    int rc = MPI_SUCCESS;
+    int *c_sendcounts = NULL;
+    if (!rc && sendcounts)
+        rc = faro_c_ints(fn, comm, "sendcounts", sendcounts, faro_c_len_outdegree(comm), &c_sendcounts);
+    int *c_sdispls = NULL;
+    if (!rc && sdispls)
+        rc = faro_c_ints_of_aints(fn, comm, "sdispls", sdispls, faro_c_len_outdegree(comm), &c_sdispls);
+    int *c_recvcounts = NULL;
+    if (!rc && recvcounts)
+        rc = faro_c_ints(fn, comm, "recvcounts", recvcounts, faro_c_len_indegree(comm), &c_recvcounts);
+    int *c_rdispls = NULL;
+    if (!rc && rdispls)
+        rc = faro_c_ints_of_aints(fn, comm, "rdispls", rdispls, faro_c_len_indegree(comm), &c_rdispls);
+    if (!rc)
+        rc = PMPI_Neighbor_alltoallv_init(sendbuf, c_sendcounts, c_sdispls, sendtype, recvbuf, c_recvcounts, c_rdispls, recvtype, comm, info, request);
+    free(c_sendcounts);
+    free(c_sdispls);
+    free(c_recvcounts);
+    free(c_rdispls);
+    return rc;
+}
+
 #pragma weak MPI_Neighbor_alltoallw_c = PMPI_Neighbor_alltoallw_c
 int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
@@ -844,6 +1591,24 @@ int PMPI_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[],
         rc = faro_c_ints(fn, comm, "recvcounts", recvcounts, faro_c_len_indegree(comm), &c_recvcounts);
     if (!rc)
         rc = PMPI_Neighbor_alltoallw(sendbuf, c_sendcounts, sdispls, sendtypes, recvbuf, c_recvcounts, rdispls, recvtypes, comm);
+    free(c_sendcounts);
+    free(c_recvcounts);
+    return rc;
+}
+
+#pragma weak MPI_Neighbor_alltoallw_init_c = PMPI_Neighbor_alltoallw_init_c
+int PMPI_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Neighbor_alltoallw_init_c";
+    int rc = MPI_SUCCESS;
+    int *c_sendcounts = NULL;
+    if (!rc && sendcounts)
+        rc = faro_c_ints(fn, comm, "sendcounts", sendcounts, faro_c_len_outdegree(comm), &c_sendcounts);
+    int *c_recvcounts = NULL;
+    if (!rc && recvcounts)
+        rc = faro_c_ints(fn, comm, "recvcounts", recvcounts, faro_c_len_indegree(comm), &c_recvcounts);
+    if (!rc)
+        rc = PMPI_Neighbor_alltoallw_init(sendbuf, c_sendcounts, sdispls, sendtypes, recvbuf, c_recvcounts, rdispls, recvtypes, comm, info, request);
     free(c_sendcounts);
     free(c_recvcounts);
     return rc;
@@ -897,6 +1662,36 @@ int PMPI_Pack_external_size_c(const char datarep[], MPI_Count incount, MPI_Datat
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
 {
     return faro_wide_Pack_size("MPI_Pack_size_c", incount, datatype, comm, size);
+}
+
+#pragma weak MPI_Precv_init_c = PMPI_Precv_init_c
+int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Precv_init_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_Precv_init(buf, partitions, (int)c_count, c_datatype, source, tag, comm, info, request);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
+#pragma weak MPI_Psend_init_c = PMPI_Psend_init_c
+int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Psend_init_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "count", MPI_OP_NULL, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_Psend_init(buf, partitions, (int)c_count, c_datatype, dest, tag, comm, info, request);
+    faro_c_unfold(&c_made_count);
+    return rc;
 }
 
 #pragma weak MPI_Put_c = PMPI_Put_c
@@ -966,6 +1761,21 @@ int PMPI_Reduce_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datat
     return rc;
 }
 
+#pragma weak MPI_Reduce_init_c = PMPI_Reduce_init_c
+int PMPI_Reduce_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Reduce_init_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "count", op, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_Reduce_init(sendbuf, recvbuf, (int)c_count, c_datatype, op, root, comm, info, request);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
 #pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
 int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
 {
@@ -998,6 +1808,35 @@ int PMPI_Reduce_scatter_block_c(const void *sendbuf, void *recvbuf, MPI_Count re
     if (!rc)
         rc = PMPI_Reduce_scatter_block(sendbuf, recvbuf, (int)c_recvcount, c_datatype, op, comm);
     faro_c_unfold(&c_made_recvcount);
+    return rc;
+}
+
+#pragma weak MPI_Reduce_scatter_block_init_c = PMPI_Reduce_scatter_block_init_c
+int PMPI_Reduce_scatter_block_init_c(const void *sendbuf, void *recvbuf, MPI_Count recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Reduce_scatter_block_init_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_recvcount = recvcount;
+    MPI_Datatype c_datatype = datatype, c_made_recvcount = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "recvcount", op, &c_recvcount, &c_datatype, &c_made_recvcount);
+    if (!rc)
+        rc = PMPI_Reduce_scatter_block_init(sendbuf, recvbuf, (int)c_recvcount, c_datatype, op, comm, info, request);
+    faro_c_unfold(&c_made_recvcount);
+    return rc;
+}
+
+#pragma weak MPI_Reduce_scatter_init_c = PMPI_Reduce_scatter_init_c
+int PMPI_Reduce_scatter_init_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Reduce_scatter_init_c";
+    int rc = MPI_SUCCESS;
+    int *c_recvcounts = NULL;
+    if (!rc && recvcounts)
+        rc = faro_c_ints(fn, comm, "recvcounts", recvcounts, faro_c_len_comm_size(comm), &c_recvcounts);
+    if (!rc)
+        rc = PMPI_Reduce_scatter_init(sendbuf, recvbuf, c_recvcounts, datatype, op, comm, info, request);
+    free(c_recvcounts);
     return rc;
 }
 
@@ -1093,6 +1932,21 @@ int PMPI_Scan_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatyp
     return rc;
 }
 
+#pragma weak MPI_Scan_init_c = PMPI_Scan_init_c
+int PMPI_Scan_init_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Scan_init_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_count = count;
+    MPI_Datatype c_datatype = datatype, c_made_count = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "count", op, &c_count, &c_datatype, &c_made_count);
+    if (!rc)
+        rc = PMPI_Scan_init(sendbuf, recvbuf, (int)c_count, c_datatype, op, comm, info, request);
+    faro_c_unfold(&c_made_count);
+    return rc;
+}
+
 #pragma weak MPI_Scatter_c = PMPI_Scatter_c
 int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
@@ -1108,6 +1962,26 @@ int PMPI_Scatter_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendty
         rc = faro_c_fold(fn, comm, "recvcount", MPI_OP_NULL, &c_recvcount, &c_recvtype, &c_made_recvcount);
     if (!rc)
         rc = PMPI_Scatter(sendbuf, (int)c_sendcount, c_sendtype, recvbuf, (int)c_recvcount, c_recvtype, root, comm);
+    faro_c_unfold(&c_made_sendcount);
+    faro_c_unfold(&c_made_recvcount);
+    return rc;
+}
+
+#pragma weak MPI_Scatter_init_c = PMPI_Scatter_init_c
+int PMPI_Scatter_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Scatter_init_c";
+    int rc = MPI_SUCCESS;
+    MPI_Count c_sendcount = sendcount;
+    MPI_Datatype c_sendtype = sendtype, c_made_sendcount = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "sendcount", MPI_OP_NULL, &c_sendcount, &c_sendtype, &c_made_sendcount);
+    MPI_Count c_recvcount = recvcount;
+    MPI_Datatype c_recvtype = recvtype, c_made_recvcount = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "recvcount", MPI_OP_NULL, &c_recvcount, &c_recvtype, &c_made_recvcount);
+    if (!rc)
+        rc = PMPI_Scatter_init(sendbuf, (int)c_sendcount, c_sendtype, recvbuf, (int)c_recvcount, c_recvtype, root, comm, info, request);
     faro_c_unfold(&c_made_sendcount);
     faro_c_unfold(&c_made_recvcount);
     return rc;
@@ -1130,6 +2004,29 @@ int PMPI_Scatterv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI
         rc = faro_c_fold(fn, comm, "recvcount", MPI_OP_NULL, &c_recvcount, &c_recvtype, &c_made_recvcount);
     if (!rc)
         rc = PMPI_Scatterv(sendbuf, c_sendcounts, c_displs, sendtype, recvbuf, (int)c_recvcount, c_recvtype, root, comm);
+    free(c_sendcounts);
+    free(c_displs);
+    faro_c_unfold(&c_made_recvcount);
+    return rc;
+}
+
+#pragma weak MPI_Scatterv_init_c = PMPI_Scatterv_init_c
+int PMPI_Scatterv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    static const char fn[] = "MPI_Scatterv_init_c";
+    int rc = MPI_SUCCESS;
+    int *c_sendcounts = NULL;
+    if (!rc && sendcounts)
+        rc = faro_c_ints(fn, comm, "sendcounts", sendcounts, faro_c_len_comm_size(comm), &c_sendcounts);
+    int *c_displs = NULL;
+    if (!rc && displs)
+        rc = faro_c_ints_of_aints(fn, comm, "displs", displs, faro_c_len_comm_size(comm), &c_displs);
+    MPI_Count c_recvcount = recvcount;
+    MPI_Datatype c_recvtype = recvtype, c_made_recvcount = MPI_DATATYPE_NULL;
+    if (!rc)
+        rc = faro_c_fold(fn, comm, "recvcount", MPI_OP_NULL, &c_recvcount, &c_recvtype, &c_made_recvcount);
+    if (!rc)
+        rc = PMPI_Scatterv_init(sendbuf, c_sendcounts, c_displs, sendtype, recvbuf, (int)c_recvcount, c_recvtype, root, comm, info, request);
     free(c_sendcounts);
     free(c_displs);
     faro_c_unfold(&c_made_recvcount);
