@@ -178,6 +178,81 @@ static int64_t stream_below(MPI_File fh, int64_t end)
     return bytes;
 }
 
+/* Registered data representations: the names, kept for the process's life (the
+ * standard gives no way to remove one). A view may use one whose conversion
+ * functions are both MPI_CONVERSION_FN_NULL (the data stays native) and whose
+ * extent function gives the etype's native extent; conversion functions are
+ * not called yet (set_view says so). */
+#define DATAREP_MAX 64
+static struct datarep {
+    char name[MPI_MAX_DATAREP_STRING];
+    MPI_Datarep_conversion_function *read_fn, *write_fn;
+    MPI_Datarep_extent_function *extent_fn;
+    void *extra_state;
+} datareps[DATAREP_MAX];
+static int ndatarep;
+
+static const struct datarep *datarep_find(const char *name)
+{
+    for (int i = 0; i < ndatarep; i++)
+        if (!strcmp(datareps[i].name, name))
+            return &datareps[i];
+    return NULL;
+}
+
+#pragma weak MPI_Register_datarep = PMPI_Register_datarep
+int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_fn,
+                          MPI_Datarep_conversion_function *write_fn,
+                          MPI_Datarep_extent_function *extent_fn, void *extra_state)
+{
+    static const char fn[] = "MPI_Register_datarep";
+    FARO_LOCKED;
+    if (!datarep || !*datarep || strlen(datarep) >= MPI_MAX_DATAREP_STRING)
+        return faro_file_err(MPI_FILE_NULL, MPI_ERR_ARG, "%s: the name is %s (1 to %d "
+                             "characters)", fn, datarep ? "empty or too long" : "NULL",
+                             MPI_MAX_DATAREP_STRING - 1);
+    if (!extent_fn)
+        return faro_file_err(MPI_FILE_NULL, MPI_ERR_ARG, "%s: extent_fn is NULL (every data "
+                             "representation needs one)", fn);
+    if (!strcmp(datarep, "native") || !strcmp(datarep, "internal") ||
+        !strcmp(datarep, "external32") || datarep_find(datarep))
+        return faro_file_err(MPI_FILE_NULL, MPI_ERR_DUP_DATAREP, "%s: '%s' is %s", fn, datarep,
+                             datarep_find(datarep) ? "registered already"
+                                                   : "a predefined data representation");
+    if (ndatarep == DATAREP_MAX)
+        return faro_file_err(MPI_FILE_NULL, MPI_ERR_NO_MEM, "%s: %d data representations are "
+                             "registered already (the most Faro keeps)", fn, DATAREP_MAX);
+    struct datarep *d = &datareps[ndatarep++];
+    snprintf(d->name, sizeof d->name, "%s", datarep);
+    d->read_fn = read_fn;
+    d->write_fn = write_fn;
+    d->extent_fn = extent_fn;
+    d->extra_state = extra_state;
+    return MPI_SUCCESS;
+}
+
+/* A registered representation a view can use: no conversion, native extents. */
+static int datarep_usable(const char *fn, MPI_File fh, const char *name, MPI_Datatype etype)
+{
+    const struct datarep *d = datarep_find(name);
+    if (!d)
+        return faro_file_err(fh, MPI_ERR_UNSUPPORTED_DATAREP, "%s: data representation '%s' is "
+                             "not known (native, internal, external32, or one registered "
+                             "with MPI_Register_datarep)", fn, name);
+    if (d->read_fn != MPI_CONVERSION_FN_NULL || d->write_fn != MPI_CONVERSION_FN_NULL)
+        return faro_file_err(fh, MPI_ERR_UNSUPPORTED_DATAREP, "%s: data representation '%s' "
+                             "has conversion functions, which Faro does not call yet (only "
+                             "MPI_CONVERSION_FN_NULL for both)", fn, name);
+    MPI_Aint ext = 0;
+    int rc = d->extent_fn(etype, &ext, d->extra_state);
+    if (rc != MPI_SUCCESS || ext != etype->extent)
+        return faro_file_err(fh, MPI_ERR_UNSUPPORTED_DATAREP, "%s: data representation '%s' "
+                             "gives the etype an extent of %ld bytes (native: %ld)%s: Faro keeps "
+                             "files in the native layout", fn, name, (long)ext,
+                             (long)etype->extent, rc ? ", or its extent function failed" : "");
+    return MPI_SUCCESS;
+}
+
 #pragma weak MPI_File_set_view = PMPI_File_set_view
 int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
                        const char *datarep, MPI_Info info)
@@ -199,9 +274,7 @@ int PMPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Dat
                            "on this file (call its _end first)", fn, fh->split_fn);
     int ext32 = datarep && !strcmp(datarep, "external32");
     if (!rc && !ext32 && strcmp(datarep, "native") && strcmp(datarep, "internal"))
-        rc = faro_file_err(fh, MPI_ERR_UNSUPPORTED_DATAREP, "%s: data representation '%s' "
-                           "is not known (Faro has native, internal and external32; "
-                           "MPI_Register_datarep is not supported)", fn, datarep);
+        rc = datarep_usable(fn, fh, datarep, etype);
     if (!rc && disp == MPI_DISPLACEMENT_CURRENT && !(fh->amode & MPI_MODE_SEQUENTIAL))
         rc = faro_file_err(fh, MPI_ERR_ARG, "%s: MPI_DISPLACEMENT_CURRENT is allowed only on "
                            "a file opened with MPI_MODE_SEQUENTIAL", fn);
@@ -345,20 +418,4 @@ int PMPI_File_get_position(MPI_File fh, MPI_Offset *offset)
         return faro_file_err(fh, MPI_ERR_ARG, "MPI_File_get_position: offset is NULL");
     *offset = fh->fp;
     return MPI_SUCCESS;
-}
-
-#pragma weak MPI_Register_datarep = PMPI_Register_datarep
-int PMPI_Register_datarep(const char *datarep, MPI_Datarep_conversion_function *read_fn,
-                          MPI_Datarep_conversion_function *write_fn,
-                          MPI_Datarep_extent_function *extent_fn, void *extra_state)
-{
-    (void)read_fn, (void)write_fn, (void)extent_fn, (void)extra_state;
-    FARO_LOCKED;
-    if (datarep && (!strcmp(datarep, "native") || !strcmp(datarep, "internal") ||
-                    !strcmp(datarep, "external32")))
-        return faro_file_err(MPI_FILE_NULL, MPI_ERR_DUP_DATAREP, "MPI_Register_datarep: '%s' "
-                             "is a predefined data representation", datarep);
-    return faro_file_err(MPI_FILE_NULL, MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Register_datarep: "
-                         "user-defined data representations are not supported by Faro (use "
-                         "native, internal or external32)");
 }

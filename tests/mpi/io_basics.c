@@ -18,6 +18,27 @@ static void file_handler(MPI_File *fh, int *code, ...)
     handler_code = *code;
 }
 
+static int native_extent(MPI_Datatype type, MPI_Aint *extent, void *state)
+{
+    MPI_Aint lb;
+    (void)state;
+    return MPI_Type_get_extent(type, &lb, extent);
+}
+
+static int double_extent(MPI_Datatype type, MPI_Aint *extent, void *state)
+{
+    int rc = native_extent(type, extent, state);
+    *extent *= 2;
+    return rc;
+}
+
+static int swap_fn(void *userbuf, MPI_Datatype type, int count, void *filebuf,
+                   MPI_Offset position, void *state)
+{
+    (void)userbuf, (void)type, (void)count, (void)filebuf, (void)position, (void)state;
+    return MPI_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
     tu_init(&argc, &argv, "io_basics");
@@ -220,9 +241,46 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     TU_ASSERT(io_raw_size(path) < 0, "DELETE_ON_CLOSE left the file");
 
+    /* user data representations: registered once; usable in a view without
+     * conversion functions and with native extents; the others are refused */
     tu_expect(MPI_Register_datarep("mine", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
                                    NULL, NULL),
-              MPI_ERR_UNSUPPORTED_OPERATION, "MPI_Register_datarep", "a user datarep");
+              MPI_ERR_ARG, "MPI_Register_datarep", "a datarep without an extent function");
+    tu_expect(MPI_Register_datarep("native", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
+                                   native_extent, NULL),
+              MPI_ERR_DUP_DATAREP, "MPI_Register_datarep", "a predefined name");
+    TU_CHECK(MPI_Register_datarep("mine", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
+                                  native_extent, NULL));
+    tu_expect(MPI_Register_datarep("mine", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
+                                   native_extent, NULL),
+              MPI_ERR_DUP_DATAREP, "MPI_Register_datarep", "a name registered twice");
+    TU_CHECK(MPI_Register_datarep("converting", swap_fn, swap_fn, native_extent, NULL));
+    TU_CHECK(MPI_Register_datarep("wide", MPI_CONVERSION_FN_NULL, MPI_CONVERSION_FN_NULL,
+                                  double_extent, NULL));
+    TU_CHECK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR,
+                           MPI_INFO_NULL, &fh));
+    TU_CHECK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "mine", MPI_INFO_NULL));
+    char rep[MPI_MAX_DATAREP_STRING];
+    MPI_Offset vdisp;
+    MPI_Datatype vet, vft;
+    TU_CHECK(MPI_File_get_view(fh, &vdisp, &vet, &vft, rep));
+    TU_ASSERT(!strcmp(rep, "mine"), "get_view gave datarep '%s', set 'mine'", rep);
+    int wv = 1000 + tu_rank, rv = -1;
+    TU_CHECK(MPI_File_write_at(fh, tu_rank, &wv, 1, MPI_INT, MPI_STATUS_IGNORE));
+    TU_CHECK(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    TU_CHECK(MPI_File_read_at(fh, tu_rank, &rv, 1, MPI_INT, MPI_STATUS_IGNORE));
+    TU_ASSERT(rv == wv, "read %d through datarep 'mine', wrote %d", rv, wv);
+    tu_expect(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "converting", MPI_INFO_NULL),
+              MPI_ERR_UNSUPPORTED_DATAREP, "MPI_File_set_view", "a datarep with conversions");
+    tu_expect(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "wide", MPI_INFO_NULL),
+              MPI_ERR_UNSUPPORTED_DATAREP, "MPI_File_set_view", "a datarep of other extents");
+    tu_expect(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "nosuch", MPI_INFO_NULL),
+              MPI_ERR_UNSUPPORTED_DATAREP, "MPI_File_set_view", "an unknown datarep");
+    TU_CHECK(MPI_File_close(&fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (tu_rank == 0)
+        MPI_File_delete(path, MPI_INFO_NULL);
     tu_finish();
     return 0;
 }
