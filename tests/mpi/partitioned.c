@@ -268,6 +268,47 @@ static void errors(int sender, int peer)
     (void)sender;
 }
 
+/* Partitions of no bytes, to self, started three times: a partition has
+ * arrived only after the sender readied it, in every run (mpi4py's
+ * test_p2p_buf_part found MPI_Parrived true at once from the second run). */
+static void empty_parts(void)
+{
+    int buf[1];
+    MPI_Request sr, rr;
+    for (int parts = 1; parts <= 3; parts++) {
+        TU_CHECK(MPI_Psend_init(buf, parts, 0, MPI_INT, tu_rank, 5, MPI_COMM_WORLD,
+                                MPI_INFO_NULL, &sr));
+        TU_CHECK(MPI_Precv_init(buf, parts, 0, MPI_INT, tu_rank, 5, MPI_COMM_WORLD,
+                                MPI_INFO_NULL, &rr));
+        for (int run = 0; run < 3; run++) {
+            int flag;
+            TU_CHECK(MPI_Start(&rr));
+            for (int i = 0; i < parts; i++) {
+                TU_CHECK(MPI_Parrived(rr, i, &flag));
+                TU_ASSERT(!flag, "empty partition %d of %d arrived before the send started "
+                          "(run %d)", i, parts, run);
+            }
+            TU_CHECK(MPI_Start(&sr));
+            for (int i = 0; i < parts; i++) {
+                TU_CHECK(MPI_Pready(i, sr));
+                for (int j = i + 1; j < parts; j++) {
+                    TU_CHECK(MPI_Parrived(rr, j, &flag));
+                    TU_ASSERT(!flag, "empty partition %d of %d arrived before it was readied "
+                              "(run %d)", j, parts, run);
+                }
+            }
+            for (int i = 0; i < parts; i++)
+                do
+                    TU_CHECK(MPI_Parrived(rr, i, &flag));
+                while (!flag);
+            TU_CHECK(MPI_Wait(&rr, MPI_STATUS_IGNORE));
+            TU_CHECK(MPI_Wait(&sr, MPI_STATUS_IGNORE));
+        }
+        TU_CHECK(MPI_Request_free(&sr));
+        TU_CHECK(MPI_Request_free(&rr));
+    }
+}
+
 int main(int argc, char **argv)
 {
     int nthr = tu_env_int("TEST_THREADS", 0);
@@ -310,6 +351,7 @@ int main(int argc, char **argv)
         same_tag(sender, peer);
     }
     errors(sender, peer);
+    empty_parts();
     free(buf);
     tu_finish();
     return 0;
