@@ -1,96 +1,78 @@
 /*
- * MPI_T categories: one per component, in a tree under "faro". A category's
- * control variables are the tunables its component declares in its own
- * *_tunables.def, read here again (the same files base/tunables_all.def
- * joins), so a tunable added there lands in its category without a list to
- * keep. Performance variables go by the component pvar.c names for them:
- * "p2p" for the protocol totals and queue levels, a transport's name for its
- * row. The tree never changes while the process lives.
+ * MPI_T categories: one per component, in a tree under "faro". The
+ * components, their parents and descriptions are the
+ * FARO_TUNABLE_COMPONENT lines of base/tunables_all.def, and a category's
+ * control variables are the tunables declared after its line there, so a
+ * tunable or a component added there lands in its category without a list
+ * to keep here (and nothing here names a transport). Performance variables
+ * go by the component pvar.c names for them: "p2p" for the protocol totals
+ * and queue levels, a transport's ops->name for its row. The tree is built
+ * once, at the first call, and never changes while the process lives.
  */
+#include <pthread.h>
 #include <string.h>
 
 #include "base/tunables.h"
 #include "mpit/mpit.h"
 
-#define FARO_TUNABLE(id, ...) FARO_TUN_##id,
-static const int cv_core[] = {
-#include "runtime/tunables.def"
-};
-static const int cv_pmi[] = {
-#include "base/pmi_tunables.def"
-};
-static const int cv_shm[] = {
-#include "shm/shm_tunables.def"
-};
-static const int cv_tcp[] = {
-#include "tcp/tcp_tunables.def"
-};
-static const int cv_rcache[] = {
-#include "common/rcache_tunables.def"
-};
-static const int cv_ofi[] = {
-#include "ofi/ofi_tunables.def"
-};
-static const int cv_verbs[] = {
-#include "verbs/verbs_tunables.def"
-};
-static const int cv_affinity[] = {
-#include "affinity_tunables.def"
-};
-static const int cv_coll[] = {
-#include "coll_tunables.def"
-};
-static const int cv_rma[] = {
-#include "rma/rma_tunables.def"
-};
-static const int cv_tools[] = {
-#include "tools/tools_tunables.def"
-};
+/* base/tunables_all.def read in order: component lines and tunables. */
+static const struct item {
+    const char *comp, *parent, *desc; /* a component line; comp NULL for a tunable */
+    int tunable;
+} items[] = {
+#define FARO_TUNABLE(id, ...) {NULL, NULL, NULL, FARO_TUN_##id},
+#define FARO_TUNABLE_COMPONENT(name, parent, description) {#name, #parent, description, -1},
+#include "base/tunables_all.def"
+#undef FARO_TUNABLE_COMPONENT
 #undef FARO_TUNABLE
-
-enum { C_FARO, C_CORE, C_P2P, C_PMI, C_TRANSPORTS, C_SELF, C_SHM, C_TCP, C_OFI, C_VERBS,
-       C_RCACHE, C_AFFINITY, C_COLL, C_RMA, C_TOOLS, C_N };
-
-static const int sub_faro[] = {C_CORE, C_PMI, C_TRANSPORTS, C_AFFINITY, C_COLL, C_RMA, C_TOOLS};
-static const int sub_core[] = {C_P2P};
-static const int sub_transports[] = {C_SELF, C_SHM, C_TCP, C_OFI, C_VERBS, C_RCACHE};
-
-#define LIST(a) a, (int)(sizeof a / sizeof *a)
-static const struct category {
-    const char *name, *desc;
-    const int *cvars;
-    int ncvars;
-    const char *pvars; /* the component pvar.c gives its variables, or NULL */
-    const int *subs;
-    int nsubs;
-} cats[C_N] = {
-    [C_FARO] = {"faro", "Faro: every component's variables, by component", NULL, 0, NULL,
-                LIST(sub_faro)},
-    [C_CORE] = {"core", "the MPI core: transport choice, protocols, waiting, errors, "
-                "diagnostics", LIST(cv_core), NULL, LIST(sub_core)},
-    [C_P2P] = {"p2p", "point-to-point messages: counts by protocol, matching queues", NULL,
-               0, "p2p", NULL, 0},
-    [C_PMI] = {"pmi", "the process manager interface (how a rank finds its job)",
-               LIST(cv_pmi), NULL, NULL, 0},
-    [C_TRANSPORTS] = {"transports", "the transports, each under its name", NULL, 0, NULL,
-                      LIST(sub_transports)},
-    [C_SELF] = {"self", "the loopback transport (a rank's messages to itself)", NULL, 0,
-                "self", NULL, 0},
-    [C_SHM] = {"shm", "the shared-memory transport (ranks of one node)", LIST(cv_shm), "shm",
-               NULL, 0},
-    [C_TCP] = {"tcp", "the TCP transport", LIST(cv_tcp), "tcp", NULL, 0},
-    [C_OFI] = {"ofi", "the libfabric transport", LIST(cv_ofi), "ofi", NULL, 0},
-    [C_VERBS] = {"verbs", "the InfiniBand verbs transport", LIST(cv_verbs), "verbs", NULL, 0},
-    [C_RCACHE] = {"rcache", "the registration cache the RDMA transports share",
-                  LIST(cv_rcache), NULL, NULL, 0},
-    [C_AFFINITY] = {"affinity", "mapping and binding of ranks to cores", LIST(cv_affinity),
-                    NULL, NULL, 0},
-    [C_COLL] = {"coll", "collective algorithms and their selection", LIST(cv_coll), NULL, NULL,
-                0},
-    [C_RMA] = {"rma", "one-sided communication", LIST(cv_rma), NULL, NULL, 0},
-    [C_TOOLS] = {"tools", "the compiler wrappers (mpicc, mpicxx): never a running process's",
-                 LIST(cv_tools), NULL, NULL, 0},
 };
+#define NITEMS (int)(sizeof items / sizeof *items)
+
+#define MAX_CATS 32
+#define MAX_SUBS 16
+
+static struct category {
+    const char *name, *desc;
+    int first_cvar, ncvars; /* a component's tunables are consecutive in the table */
+    int subs[MAX_SUBS];
+    int nsubs;
+} cats[MAX_CATS];
+static int ncats;
+static pthread_once_t built = PTHREAD_ONCE_INIT;
+
+static int find(const char *name)
+{
+    for (int i = 0; i < ncats; i++)
+        if (strcmp(cats[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* A .def with more components or children than the arrays hold loses the
+ * extra ones here, and mpit_category then fails (it checks that every
+ * variable is in exactly one category of one tree). */
+static void build(void)
+{
+    int cur = -1;
+    for (int i = 0; i < NITEMS; i++) {
+        const struct item *it = &items[i];
+        if (!it->comp) {
+            if (cur >= 0 && cats[cur].ncvars++ == 0)
+                cats[cur].first_cvar = it->tunable;
+            continue;
+        }
+        if (ncats == MAX_CATS)
+            break;
+        cur = ncats++;
+        cats[cur].name = it->comp;
+        cats[cur].desc = it->desc;
+        int parent = it->parent[0] ? find(it->parent) : -1;
+        if (parent >= 0 && cats[parent].nsubs < MAX_SUBS)
+            cats[parent].subs[cats[parent].nsubs++] = cur;
+    }
+}
+
+#define C_N (pthread_once(&built, build), ncats)
 
 static int bad_index(int cat)
 {
@@ -101,8 +83,8 @@ static int bad_index(int cat)
 static int pvar_at(const struct category *c, int i)
 {
     int n = 0;
-    for (int p = 0; c->pvars && p < faro_mpit_pvar_count(); p++)
-        if (strcmp(faro_mpit_pvar_component(p), c->pvars) == 0 && n++ == i)
+    for (int p = 0; p < faro_mpit_pvar_count(); p++)
+        if (strcmp(faro_mpit_pvar_component(p), c->name) == 0 && n++ == i)
             return p;
     return i < 0 ? n : -1;
 }
@@ -165,7 +147,7 @@ int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
     FARO_MPIT_ENTER();
     int rc = check_list(cat_index, len, indices);
     for (int i = 0; rc == MPI_SUCCESS && i < len && i < cats[cat_index].ncvars; i++)
-        indices[i] = cats[cat_index].cvars[i];
+        indices[i] = cats[cat_index].first_cvar + i;
     return rc;
 }
 
@@ -215,6 +197,6 @@ int PMPI_T_category_changed(int *update_number)
     FARO_MPIT_ENTER();
     if (!update_number)
         return MPI_T_ERR_INVALID;
-    *update_number = 0; /* the tree is made at build time and never changes */
+    *update_number = 0; /* the tree is made once and never changes */
     return MPI_SUCCESS;
 }
