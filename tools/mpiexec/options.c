@@ -26,8 +26,9 @@ static const char opt_usage[] =
     "  -n N, -np N          number of ranks (default: the slots of the hosts, else 1)\n"
     "  -x VAR               pass VAR from this environment to the ranks\n"
     "  -x VAR=VALUE         set VAR to VALUE in the ranks\n"
-    "  -env VAR VALUE       set VAR to VALUE in the ranks\n"
-    "  -genv VAR VALUE      set VAR to VALUE in the ranks of every program\n"
+    "  -env VAR VALUE       set VAR to VALUE in the ranks (also -env VAR=VALUE)\n"
+    "  -genv VAR VALUE      set VAR to VALUE in the ranks of every program (also\n"
+    "                       -genv VAR=VALUE)\n"
     "  -configfile FILE     the programs from FILE, one a line with its options, '#'\n"
     "                       comments (also --app, Open MPI's appfile)\n"
     "  -envall              forward all of this environment to other hosts (default)\n"
@@ -212,6 +213,15 @@ static int opt_takes_one(const char *a)
     return 0;
 }
 
+/* The words after -genv or -env: one when it holds '=' (VAR=VALUE, as Hydra
+ * takes it), else two (VAR VALUE); 0 for other options. NEXT may be NULL. */
+static int opt_env_words(const char *a, const char *next)
+{
+    if (!opt_is(a, "-genv", "--genv") && !opt_is(a, "-env", "--env"))
+        return 0;
+    return next && strchr(next, '=') ? 1 : 2;
+}
+
 /* Open MPI's component parameters: Faro has none, but says what to set. */
 static int opt_mca(const char *name, const char *value)
 {
@@ -283,10 +293,11 @@ static int opt_one_option(struct opt_state *st, struct mpx_opts *o)
     }
     int takes = opt_takes_one(a);
     int mca = opt_is(a, "--mca", "-mca") || opt_is(a, "--gmca", "-gmca");
-    int takes2 = opt_is(a, "-genv", "--genv") || opt_is(a, "-env", "--env") || mca;
+    int envw = opt_env_words(a, st->i + 1 < st->argc ? st->argv[st->i + 1] : NULL);
+    int takes2 = envw == 2 || mca;
     if ((takes && st->i + 1 >= st->argc) || (takes2 && st->i + 2 >= st->argc)) {
-        fprintf(stderr, "mpiexec: option %s needs %s\n", a,
-                takes2 ? "two values: VAR VALUE" : "a value");
+        fprintf(stderr, "mpiexec: option %s needs %s\n", a, mca ? "two values: NAME VALUE"
+                : envw ? "VAR=VALUE, or two values: VAR VALUE" : "a value");
         return MPX_EXIT_USAGE;
     }
     const char *v = takes ? st->argv[st->i + 1] : NULL;
@@ -308,13 +319,14 @@ static int opt_one_option(struct opt_state *st, struct mpx_opts *o)
         } else if (opt_add_env(&st->cur.env, &st->cur.nenv, v, strlen(v), getenv(v)) < 0) {
             return MPX_EXIT_USAGE;
         }
-    } else if (takes2 && !mca) {
+    } else if (envw) {
         int global = opt_is(a, "-genv", "--genv");
-        const char *name = st->argv[st->i + 1], *val = st->argv[st->i + 2];
+        const char *name = st->argv[st->i + 1], *eq = strchr(name, '=');
+        const char *val = envw == 1 ? eq + 1 : st->argv[st->i + 2];
         if (opt_add_env(global ? &o->env : &st->cur.env, global ? &o->nenv : &st->cur.nenv,
-                        name, strlen(name), val) < 0)
+                        name, envw == 1 ? (size_t)(eq - name) : strlen(name), val) < 0)
             return MPX_EXIT_USAGE;
-        st->i += 2;
+        st->i += envw;
     } else if (opt_is(a, "-envall", "--envall") || opt_is(a, "-genvall", NULL)) {
         o->env_mode = MPX_ENV_ALL;
     } else if (opt_is(a, "-envnone", "--envnone") || opt_is(a, "-genvnone", NULL)) {
@@ -630,10 +642,9 @@ char **mpx_opts_respawn(const struct mpx_opts *o, const char *self, int fd)
         const char *a = o->cmdline[i];
         if (!a || a[0] != '-' || !strcmp(a, "--")) /* the first program: the options end */
             break;
-        int n = 1 + opt_takes_one(a) + 2 * (opt_is(a, "-genv", "--genv") ||
-                                            opt_is(a, "-env", "--env") ||
-                                            opt_is(a, "--mca", "-mca") ||
-                                            opt_is(a, "--gmca", "-gmca"));
+        int n = 1 + opt_takes_one(a) +
+                opt_env_words(a, i + 1 < o->ncmdline ? o->cmdline[i + 1] : NULL) +
+                2 * (opt_is(a, "--mca", "-mca") || opt_is(a, "--gmca", "-gmca"));
         for (int j = 0; !opt_not_inherited(a) && j < n && i + j < o->ncmdline; j++)
             v[k++] = strdup(o->cmdline[i + j]);
         i += n - 1;
