@@ -99,13 +99,6 @@ static const char opt_usage[] =
     "was lost, 127 when the program cannot be found, 2 for a usage error. See\n"
     "mpiexec(1).\n";
 
-static const char opt_valid[] =
-    "-n, -np, -x, -genv, -env, -configfile, --app, ':', -envall, -envnone, -envlist, -wdir, -l, --tag-output, "
-    "--tag-host, -prepend-pattern, --timeout, --exec-prefix, -v, --verbose, -usize, -hosts, -host, "
-    "-f, -hostfile, -machinefile, -ppn, -launcher, -launcher-exec, --tree-width, --heartbeat, "
-    "--proxy-path, --map-by, --bind-to, --cpus-per-rank, --report-bindings, --topology, "
-    "--dry-run, --oversubscribe, --allow-run-as-root, -h, --help, -V, --version, --";
-
 /* Parse a whole decimal number in [min, max]. */
 static int opt_int(const char *s, int min, int max, int *out)
 {
@@ -191,35 +184,93 @@ static int opt_is(const char *a, const char *x, const char *y)
     return strcmp(a, x) == 0 || (y && strcmp(a, y) == 0);
 }
 
-/* The values of the options that take one. */
-static const char *const opt_one[] = {
-    "-n", "-np", "--np", "--n", "-x", "--timeout", "-timeout", "--exec-prefix", "--map-by",
-    "-map-by", "--bind-to", "-bind-to", "--cpus-per-rank", "-cpus-per-rank", "--topology",
-    "-topology", "-hosts", "--hosts", "-host", "--host", "-H", "-f", "-hostfile", "--hostfile",
-    "-machinefile", "--machinefile", "-ppn", "--ppn", "-npernode", "--npernode", "-launcher",
-    "--launcher", "-bootstrap", "-launcher-exec", "--launcher-exec", "-bootstrap-exec",
-    "-envlist", "--envlist", "-genvlist", "-wdir", "--wdir", "-wd", "--wd", "-prepend-pattern",
-    "--tree-width", "--heartbeat", "--proxy-path", "-configfile", "--configfile", "--app",
-    "-outfile-pattern", "-errfile-pattern", "--output-filename", "-output-filename",
-    "--hang-report", "-hang-report", "-usize", "--usize", "--faro-spawned-job",
-    "-app", NULL
+/* Every option mpiexec takes: its spellings, blank-separated (the help's
+ * first), and the words that follow it. A name not here is an unknown
+ * option, and the unknown-option error lists the names from here, so the
+ * list cannot miss one the parser takes. */
+enum { OPT_ENV = -1 };    /* -env, -genv: VAR=VALUE, or VAR VALUE */
+static const struct opt_spec {
+    const char *names;
+    int words;  /* values after the option, or OPT_ENV */
+    int hidden; /* not in the list: refused with a message, or internal */
+} opt_table[] = {
+    { "-n -np --np --n", 1, 0 },
+    { "-x", 1, 0 },
+    { "-env --env", OPT_ENV, 0 },
+    { "-genv --genv", OPT_ENV, 0 },
+    { "-configfile --configfile --app -app", 1, 0 },
+    { "-envall --envall -genvall", 0, 0 },
+    { "-envnone --envnone -genvnone", 0, 0 },
+    { "-envlist --envlist -genvlist", 1, 0 },
+    { "-wdir --wdir -wd --wd", 1, 0 },
+    { "-l --tag-output -tag-output -prepend-rank", 0, 0 },
+    { "--tag-host -tag-host", 0, 0 },
+    { "-prepend-pattern", 1, 0 },
+    { "--timeout -timeout", 1, 0 },
+    { "--exec-prefix", 1, 0 },
+    { "-v --verbose", 0, 0 },
+    { "-usize --usize", 1, 0 },
+    { "-hosts --hosts -host --host -H", 1, 0 },
+    { "-f -hostfile --hostfile -machinefile --machinefile", 1, 0 },
+    { "-ppn --ppn -npernode --npernode", 1, 0 },
+    { "-launcher --launcher -bootstrap", 1, 0 },
+    { "-launcher-exec --launcher-exec -bootstrap-exec", 1, 0 },
+    { "--tree-width", 1, 0 },
+    { "--heartbeat", 1, 0 },
+    { "--proxy-path", 1, 0 },
+    { "--map-by -map-by", 1, 0 },
+    { "--bind-to -bind-to", 1, 0 },
+    { "--cpus-per-rank -cpus-per-rank", 1, 0 },
+    { "--report-bindings -report-bindings", 0, 0 },
+    { "--topology -topology", 1, 0 },
+    { "--dry-run -dry-run", 0, 0 },
+    { "--oversubscribe -oversubscribe", 0, 0 },
+    { "--allow-run-as-root -allow-run-as-root", 0, 0 },
+    { "-outfile-pattern", 1, 0 },
+    { "-errfile-pattern", 1, 0 },
+    { "--output-filename -output-filename", 1, 0 },
+    { "--timestamp-output -timestamp-output", 0, 0 },
+    { "--hang-report -hang-report", 1, 0 },
+    { "--display-map -display-map", 0, 0 },
+    { "-h --help -help", 0, 0 },
+    { "-V --version -version", 0, 0 },
+    { "--mca -mca --gmca -gmca", 2, 1 }, /* Open MPI's: refused, naming Faro's equivalent */
+    { "--faro-spawned-job", 1, 1 },      /* between mpiexecs (subjob.c) */
 };
 
-static int opt_takes_one(const char *a)
+static const struct opt_spec *opt_find(const char *a)
 {
-    for (int i = 0; opt_one[i]; i++)
-        if (!strcmp(a, opt_one[i]))
-            return 1;
-    return 0;
+    size_t len = strlen(a);
+    for (size_t i = 0; i < sizeof opt_table / sizeof opt_table[0]; i++)
+        for (const char *n = opt_table[i].names; *n;) {
+            size_t w = strcspn(n, " ");
+            if (w == len && !strncmp(n, a, len))
+                return &opt_table[i];
+            n += w + (n[w] == ' ');
+        }
+    return NULL;
 }
 
-/* The words after -genv or -env: one when it holds '=' (VAR=VALUE, as Hydra
- * takes it), else two (VAR VALUE); 0 for other options. NEXT may be NULL. */
-static int opt_env_words(const char *a, const char *next)
+/* The words after option SP; NEXT (may be NULL) is the first of them. -genv
+ * and -env take one when it holds '=' (VAR=VALUE, as Hydra takes it), else
+ * two (VAR VALUE). */
+static int opt_words(const struct opt_spec *sp, const char *next)
 {
-    if (!opt_is(a, "-genv", "--genv") && !opt_is(a, "-env", "--env"))
-        return 0;
-    return next && strchr(next, '=') ? 1 : 2;
+    if (sp->words == OPT_ENV)
+        return next && strchr(next, '=') ? 1 : 2;
+    return sp->words;
+}
+
+/* The options the unknown-option error lists: every listed spelling. */
+static void opt_print_valid(FILE *f)
+{
+    for (size_t i = 0; i < sizeof opt_table / sizeof opt_table[0]; i++)
+        for (const char *n = opt_table[i].names; *n && !opt_table[i].hidden;) {
+            size_t w = strcspn(n, " ");
+            fprintf(f, "%.*s, ", (int)w, n);
+            n += w + (n[w] == ' ');
+        }
+    fputs("--\n", f);
 }
 
 /* Open MPI's component parameters: Faro has none, but says what to set. */
@@ -291,9 +342,17 @@ static int opt_one_option(struct opt_state *st, struct mpx_opts *o)
         st->i++;
         return OPT_PROGRAM;
     }
-    int takes = opt_takes_one(a);
-    int mca = opt_is(a, "--mca", "-mca") || opt_is(a, "--gmca", "-gmca");
-    int envw = opt_env_words(a, st->i + 1 < st->argc ? st->argv[st->i + 1] : NULL);
+    const struct opt_spec *sp = opt_find(a);
+    if (!sp) {
+        fprintf(stderr, "mpiexec: unknown option '%s'\nValid options: ", a);
+        opt_print_valid(stderr);
+        fprintf(stderr, "Run 'mpiexec --help' for details; put '--' before a program whose "
+                "name starts with '-'.\n");
+        return MPX_EXIT_USAGE;
+    }
+    int takes = sp->words == 1, mca = sp->words == 2;
+    int envw = sp->words == OPT_ENV ? opt_words(sp, st->i + 1 < st->argc ?
+                                                    st->argv[st->i + 1] : NULL) : 0;
     int takes2 = envw == 2 || mca;
     if ((takes && st->i + 1 >= st->argc) || (takes2 && st->i + 2 >= st->argc)) {
         fprintf(stderr, "mpiexec: option %s needs %s\n", a, mca ? "two values: NAME VALUE"
@@ -319,7 +378,7 @@ static int opt_one_option(struct opt_state *st, struct mpx_opts *o)
         } else if (opt_add_env(&st->cur.env, &st->cur.nenv, v, strlen(v), getenv(v)) < 0) {
             return MPX_EXIT_USAGE;
         }
-    } else if (envw) {
+    } else if (envw) { /* -env, -genv */
         int global = opt_is(a, "-genv", "--genv");
         const char *name = st->argv[st->i + 1], *eq = strchr(name, '=');
         const char *val = envw == 1 ? eq + 1 : st->argv[st->i + 2];
@@ -514,10 +573,9 @@ static int opt_one_option(struct opt_state *st, struct mpx_opts *o)
     } else if (opt_is(a, "-V", "--version") || opt_is(a, "-version", NULL)) {
         printf("mpiexec (Faro) %s\n", PACKAGE_VERSION);
         return OPT_DONE;
-    } else {
-        fprintf(stderr, "mpiexec: unknown option '%s'\nValid options: %s\n"
-                "Run 'mpiexec --help' for details; put '--' before a program whose "
-                "name starts with '-'.\n", a, opt_valid);
+    } else { /* in opt_table without a case here: a bug, caught by usage.sh */
+        fprintf(stderr, "mpiexec: unknown option '%s' (it is in mpiexec's option table but "
+                "not handled)\n", a);
         return MPX_EXIT_USAGE;
     }
     return OPT_NEXT;
@@ -642,9 +700,8 @@ char **mpx_opts_respawn(const struct mpx_opts *o, const char *self, int fd)
         const char *a = o->cmdline[i];
         if (!a || a[0] != '-' || !strcmp(a, "--")) /* the first program: the options end */
             break;
-        int n = 1 + opt_takes_one(a) +
-                opt_env_words(a, i + 1 < o->ncmdline ? o->cmdline[i + 1] : NULL) +
-                2 * (opt_is(a, "--mca", "-mca") || opt_is(a, "--gmca", "-gmca"));
+        const struct opt_spec *sp = opt_find(a);
+        int n = 1 + (sp ? opt_words(sp, i + 1 < o->ncmdline ? o->cmdline[i + 1] : NULL) : 0);
         for (int j = 0; !opt_not_inherited(a) && j < n && i + j < o->ncmdline; j++)
             v[k++] = strdup(o->cmdline[i + j]);
         i += n - 1;
