@@ -73,7 +73,7 @@ expect_err "$OUT.hosts:1: unknown 'cpus=2' after the host name"
 run 2 -hosts a -launcher telnet true
 expect_err "expected ssh, rsh, slurm or fork"
 run 2 -hosts a --map-by ppr:x:node true
-expect_err "expected ppr:N:node"
+expect_err "expected ppr:N:RESOURCE"
 
 # What would start the proxies (nothing runs).
 run 0 --dry-run -hosts a,b:3 -n 5 ./prog

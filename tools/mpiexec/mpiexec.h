@@ -120,6 +120,7 @@ struct mpx_opts {
     int have_hosts;
     int ppn;             /* -ppn / ppr:N:node; 0: the slots */
     enum mpx_map_policy map_policy;
+    const char *ppr_local; /* --map-by ppr:N:socket etc.: needs -n (no topology here) */
     const char *launcher;    /* ssh, rsh, fork, slurm; NULL: ssh (slurm in an allocation) */
     char **launcher_exec;    /* -launcher-exec CMD, split; NULL: the launcher's own */
     const char *proxy_path;  /* faro_proxy to run on the hosts; NULL: next to mpiexec */

@@ -66,7 +66,9 @@ static const char opt_usage[] =
     "\n"
     "Affinity (the library binds each rank at MPI_Init; see faro-affinity(7)):\n"
     "  --map-by POLICY      core|socket|numa|l3cache|nic|cpu-list:LIST, optionally\n"
-    "                       followed by :span or :pack (sets FARO_MAP_BY)\n"
+    "                       followed by :span or :pack (sets FARO_MAP_BY); or\n"
+    "                       ppr:N:socket|numa|l3cache|core, N ranks per resource on\n"
+    "                       each host (needs -n; hosts get ranks by slots or -ppn)\n"
     "  --bind-to LEVEL      none|hwthread|core|l3cache|socket|numa (FARO_BIND_TO);\n"
     "                       default: core when the ranks fit the cores, else none\n"
     "  --cpus-per-rank N    N cores per rank (FARO_CPUS_PER_RANK); also sets\n"
@@ -443,8 +445,10 @@ static int opt_one_option(struct opt_state *st, struct mpx_opts *o)
             fprintf(stderr, "mpiexec: %s\n", err);
             return MPX_EXIT_USAGE;
         }
-        if (rc == 0) /* not a host policy: the library's affinity policy */
+        if (rc == 0 || rc == 2) { /* not a host policy: the library's affinity policy */
             o->map_by = v;
+            o->ppr_local = rc == 2 ? v : NULL;
+        }
     } else if (opt_is(a, "--bind-to", "-bind-to")) {
         o->bind_to = v;
     } else if (opt_is(a, "--topology", "-topology")) {
@@ -581,6 +585,21 @@ static int opt_one_option(struct opt_state *st, struct mpx_opts *o)
     return OPT_NEXT;
 }
 
+/* ppr:N:socket (numa, l3cache, core) gives no rank count here: mpiexec
+ * does not read the hosts' topology (each host maps its own at MPI_Init), so
+ * it cannot work out N x sockets per host as Open MPI's daemons do. */
+static int opt_ppr_needs_n(const struct mpx_opts *o, int np)
+{
+    if (!o->ppr_local || np)
+        return 0;
+    fprintf(stderr, "mpiexec: --map-by %s needs -n: mpiexec does not know the sockets, NUMA "
+            "nodes, caches or cores of the hosts (each host places its ranks on its own "
+            "topology at MPI_Init, and fails naming the host when it got more than fit); "
+            "give the number of ranks, and -ppn or the hosts' slots for how many go to each "
+            "host\n", o->ppr_local);
+    return MPX_EXIT_USAGE;
+}
+
 int mpx_opts_parse(int argc, char **argv, struct mpx_opts *o, int *done)
 {
     memset(o, 0, sizeof *o);
@@ -630,7 +649,7 @@ int mpx_opts_parse(int argc, char **argv, struct mpx_opts *o, int *done)
         }
         if (st.i >= st.argc && o->napps == 0 && o->dry_run && !o->file_args) {
             o->np = st.cur.np; /* the placement needs no program, only -n */
-            return 0;
+            return opt_ppr_needs_n(o, o->np);
         }
         if (st.i >= st.argc || !strcmp(st.argv[st.i], ":")) {
             if (o->napps == 0)
@@ -668,7 +687,7 @@ int mpx_opts_parse(int argc, char **argv, struct mpx_opts *o, int *done)
             return MPX_EXIT_USAGE;
         }
     }
-    return 0;
+    return opt_ppr_needs_n(o, o->np);
 }
 
 /* Options the mpiexec of a spawned job does not take from the first one:
