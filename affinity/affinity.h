@@ -47,6 +47,8 @@ enum faro_bind_to {
 struct faro_policy {
     enum faro_map_by map_by;
     int span;                 /* 1: round-robin over the domains; 0: pack (fill one first) */
+    int ppr;                  /* ppr:N:RES: N ranks per socket/numa/l3cache/core (map_by
+                               * names RES, a core each for core); 0: not ppr */
     char cpu_list[256];       /* FARO_MAP_CPULIST: "0,2,4-7" (OS PU indexes) */
     enum faro_bind_to bind_to;
     int cpus_per_rank;        /* cores per rank (>= 1) */
@@ -72,7 +74,12 @@ struct faro_policy {
  * takes the first free cores of the node. cpu-list: rank r gets entries
  * r*cpus_per_rank .. r*cpus_per_rank+cpus_per_rank-1 of the list, exactly.
  * bind-to hwthread maps onto hardware threads instead of cores (cpus_per_rank
- * then counts hardware threads). Binding: core/hwthread = the PUs of the
+ * then counts hardware threads). ppr:N:RES (Open MPI's processes per
+ * resource; RES socket|package, numa, l3cache|l3, core): ranks N*d ..
+ * N*d+N-1 go to domain d (each core a domain for core), each on its own
+ * cpus_per_rank units of it when N ranks fit, else sharing the domain's cpus
+ * (with a warning); more ranks than N per domain on the node is an error
+ * naming both counts. Binding: core/hwthread = the PUs of the
  * rank's cores/threads; socket/numa/l3cache = the union of the objects of that
  * type that its cores touch (the whole node when the topology has none).
  * Default: core when nranks >= 2 and nranks*cpus_per_rank <= cores (threads,

@@ -47,7 +47,7 @@ int faro_affinity_init(int local_rank, int local_size, const char *host, int ran
     snprintf(p.nic, sizeof p.nic, "%s", faro_tun_str(FARO_TUN_NIC));
     if (!report && !spec[0] && (p.bind_to == FARO_BIND_NONE ||
                     (p.bind_to == FARO_BIND_DEFAULT && local_size == 1 &&
-                     p.map_by != FARO_MAP_CPULIST)))
+                     p.map_by != FARO_MAP_CPULIST && !p.ppr)))
         return 0; /* nothing will be bound: skip the topology discovery */
 
     struct faro_hwtopo *t;
@@ -55,6 +55,8 @@ int faro_affinity_init(int local_rank, int local_size, const char *host, int ran
         return -1;
     struct faro_placement pl;
     if (faro_map(t, &p, local_size, &pl, err, errlen)) {
+        if (p.ppr) /* a host got more ranks than its resources hold: which one */
+            snprintf(err + strlen(err), errlen - strlen(err), " (host %s)", host);
         faro_hwtopo_free(t);
         return -1;
     }

@@ -15,7 +15,31 @@
 
 static const char map_words[] =
     "core, socket, numa, l3cache, nic, cpu-list:<list> (e.g. cpu-list:0,2,4-7), the first five "
-    "optionally followed by :span or :pack";
+    "optionally followed by :span or :pack, or ppr:N:socket|numa|l3cache|core (N ranks per "
+    "socket, ...)";
+
+/* "ppr:N:RES": N ranks per RES. 0, or -1 with a message. */
+static int parse_ppr(const char *spec, struct faro_policy *p, char *err, size_t errlen)
+{
+    static const struct { const char *word; enum faro_map_by map; } res[] = {
+        {"socket", FARO_MAP_SOCKET}, {"package", FARO_MAP_SOCKET}, {"numa", FARO_MAP_NUMA},
+        {"l3cache", FARO_MAP_L3CACHE}, {"l3", FARO_MAP_L3CACHE}, {"core", FARO_MAP_CORE},
+    };
+    char *end;
+    long n = strtol(spec + 4, &end, 10);
+    if (isdigit((unsigned char)spec[4]) && *end == ':' && n >= 1 && n <= 1 << 20)
+        for (size_t i = 0; i < sizeof res / sizeof res[0]; i++)
+            if (!strcmp(end + 1, res[i].word)) {
+                p->map_by = res[i].map;
+                p->ppr = (int)n;
+                return 0;
+            }
+    snprintf(err, errlen, "--map-by/FARO_MAP_BY %s: expected ppr:N:RESOURCE, N ranks (1 or "
+             "more) per socket (or package), numa, l3cache (or l3) or core%s", spec,
+             strstr(spec, ":node") ? "; ppr:N:node is mpiexec's (ranks per host, as -ppn)"
+                                   : "");
+    return -1;
+}
 static const char bind_words[] = "none, hwthread, core, l3cache, socket, numa";
 
 #define MAX_LIST 4096
@@ -78,7 +102,10 @@ int faro_policy_parse(const char *map_by, const char *bind_to, int cpus_per_rank
     memset(p, 0, sizeof *p);
     if (!map_by || !map_by[0])
         map_by = "core";
-    if (strncmp(map_by, "cpu-list:", 9) == 0) {
+    if (strncmp(map_by, "ppr:", 4) == 0) {
+        if (parse_ppr(map_by, p, err, errlen))
+            return -1;
+    } else if (strncmp(map_by, "cpu-list:", 9) == 0) {
         int tmp[MAX_LIST];
         if (strlen(map_by + 9) >= sizeof p->cpu_list) {
             snprintf(err, errlen, "--map-by/FARO_MAP_BY %s: the cpu list is longer than %zu "
@@ -302,6 +329,99 @@ static const char *unit_word(const struct faro_policy *p)
          : p->bind_to == FARO_BIND_HWTHREAD ? "hardware threads" : "cores";
 }
 
+static const char *ppr_word(enum faro_map_by m)
+{
+    return m == FARO_MAP_SOCKET ? "socket" : m == FARO_MAP_NUMA ? "numa"
+         : m == FARO_MAP_L3CACHE ? "l3cache" : "core";
+}
+
+static const char *ppr_noun(enum faro_map_by m, int n)
+{
+    return m == FARO_MAP_SOCKET ? (n == 1 ? "socket" : "sockets")
+         : m == FARO_MAP_NUMA ? (n == 1 ? "NUMA node" : "NUMA nodes")
+         : m == FARO_MAP_L3CACHE ? (n == 1 ? "L3 cache" : "L3 caches")
+                                 : (n == 1 ? "core" : "cores");
+}
+
+/* ppr:N:RES: rank r in domain r / N, as slot r % N of it (affinity.h). */
+static int map_ppr(const struct faro_hwtopo *t, const struct faro_policy *p, int nranks,
+                   hwloc_obj_type_t unit_type, struct faro_placement *out, char *err,
+                   size_t errlen)
+{
+    hwloc_obj_t *objs = NULL;
+    int n;
+    if (p->map_by == FARO_MAP_CORE) {
+        n = t->ncores;
+        if ((objs = calloc((size_t)n, sizeof *objs)))
+            for (int i = 0; i < n; i++)
+                objs[i] = hwloc_get_obj_by_type(t->topo, t->core_type, (unsigned)i);
+    } else {
+        n = domain_objs(t, p, NULL, &objs);
+    }
+    if (n < 0 || !objs)
+        return snprintf(err, errlen, "faro_map: out of memory"), -1;
+    if ((long long)nranks > (long long)p->ppr * n) {
+        snprintf(err, errlen, "--map-by/FARO_MAP_BY ppr:%d:%s: %d ranks on this node, but its "
+                 "%d %s hold%s %lld at %d each; start at most that many here (-n, -ppn or the "
+                 "host's slots)", p->ppr, ppr_word(p->map_by), nranks, n,
+                 ppr_noun(p->map_by, n), n == 1 ? "s" : "", (long long)p->ppr * n, p->ppr);
+        free(objs);
+        return -1;
+    }
+    out->nranks = nranks;
+    out->pus = calloc((size_t)nranks, sizeof *out->pus);
+    out->numa = calloc((size_t)nranks, sizeof *out->numa);
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    int nunits = unit_type == HWLOC_OBJ_PU ? t->npus : t->ncores, shared = 0;
+    out->bound = p->bind_to != FARO_BIND_NONE;
+    for (int r = 0; out->pus && out->numa && set && r < nranks; r++) {
+        hwloc_obj_t dom = objs[r / p->ppr];
+        int first = (r % p->ppr) * p->cpus_per_rank, k = 0, room = 0;
+        hwloc_bitmap_zero(set);
+        for (int u = 0; u < nunits; u++) { /* the domain's units, logical order */
+            hwloc_obj_t uo = hwloc_get_obj_by_type(t->topo, unit_type, (unsigned)u);
+            if (!hwloc_bitmap_isincluded(uo->cpuset, dom->cpuset))
+                continue;
+            room++;
+            if (k >= first && k < first + p->cpus_per_rank)
+                hwloc_bitmap_or(set, set, uo->cpuset);
+            k++;
+        }
+        if (room < p->ppr * p->cpus_per_rank) { /* more ranks than units: they share it */
+            hwloc_bitmap_copy(set, dom->cpuset);
+            shared = 1;
+        }
+        hwloc_bitmap_and(set, set, hwloc_topology_get_topology_cpuset(t->topo));
+        if (!out->bound)
+            hwloc_bitmap_copy(set, hwloc_topology_get_topology_cpuset(t->topo));
+        else if (p->bind_to == FARO_BIND_SOCKET)
+            widen(t, HWLOC_OBJ_PACKAGE, set);
+        else if (p->bind_to == FARO_BIND_L3CACHE)
+            widen(t, HWLOC_OBJ_L3CACHE, set);
+        else if (p->bind_to == FARO_BIND_NUMA)
+            widen(t, HWLOC_OBJ_NUMANODE, set);
+        if (store_set(t, out, r, set)) {
+            free(out->pus[r]);
+            out->pus[r] = NULL;
+            break;
+        }
+    }
+    int ok = out->pus && out->numa && set && out->pus[nranks - 1];
+    if (set)
+        hwloc_bitmap_free(set);
+    free(objs);
+    if (!ok) {
+        faro_placement_free(out);
+        return snprintf(err, errlen, "faro_map: out of memory for %d ranks", nranks), -1;
+    }
+    if (shared && out->bound)
+        snprintf(out->warning, sizeof out->warning, "--map-by/FARO_MAP_BY ppr:%d:%s: %d ranks "
+                 "x %d %s per rank do not fit in a %s, so the ranks of each share its cpus",
+                 p->ppr, ppr_word(p->map_by), p->ppr, p->cpus_per_rank, unit_word(p),
+                 ppr_noun(p->map_by, 1));
+    return 0;
+}
+
 int faro_map(const struct faro_hwtopo *t, const struct faro_policy *p, int nranks,
              struct faro_placement *out, char *err, size_t errlen)
 {
@@ -369,6 +489,8 @@ int faro_map(const struct faro_hwtopo *t, const struct faro_policy *p, int nrank
         free(list);
         return -1;
     }
+    if (p->ppr)
+        return map_ppr(t, p, nranks, unit_type, out, err, errlen);
 
     out->nranks = nranks;
     out->pus = calloc((size_t)nranks, sizeof *out->pus);

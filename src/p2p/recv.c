@@ -61,6 +61,8 @@ static void get_finish(struct faro_request *r)
         t->ops->mem_dereg(t->tp, r->reg);
         r->reg = NULL;
     }
+    faro_trace("get from rank %d done (%zu bytes): FIN", r->peer,
+               (size_t)r->status.faro_count);
     send_ack(r->peer, r->rreq, FARO_AM_FIN);
     faro_recv_finish(r);
 }
@@ -178,6 +180,12 @@ static void rndv_pull(struct faro_request *r, struct faro_peer *pe,
     r->landed = r->tmp != NULL;
 }
 
+static void rput_refused(const struct faro_peer *pe)
+{
+    faro_trace("rendezvous from rank %d: the receive buffer cannot be registered for an RDMA "
+               "write: asking for the pipeline (CTS) instead", pe->rank);
+}
+
 /* Put: register the landing area and send its key in CTS_PUT; the sender
  * puts and answers PUT_DONE (on_put_done). A sender that cannot use the key
  * sends DATA fragments to the same request instead (on_data), so the
@@ -192,11 +200,11 @@ static int rput_start(struct faro_request *r, struct faro_peer *pe,
     unsigned flags = FARO_TP_MEM_REMOTE_WRITE |
                      ((t->attr.caps & FARO_TP_CAP_LOCAL_REG) ? FARO_TP_MEM_LOCAL : 0);
     if (n && t->ops->mem_reg(t->tp, r->data, n, flags, &r->reg) != FARO_TP_OK)
-        return -1;
+        return rput_refused(pe), -1;
     if (n && t->ops->rkey_pack(t->tp, r->reg, key, &keylen) != FARO_TP_OK) {
         t->ops->mem_dereg(t->tp, r->reg);
         r->reg = NULL;
-        return -1;
+        return rput_refused(pe), -1;
     }
     r->total = h->m.len;
     r->received = 0;
@@ -204,6 +212,8 @@ static int rput_start(struct faro_request *r, struct faro_peer *pe,
     struct faro_hdr_cts_put c = {.sreq = h->m.sreq, .rreq = (uintptr_t)r,
                                  .raddr = (uintptr_t)r->data, .len = n,
                                  .rkey_len = n ? keylen : 0};
+    faro_trace("CTS_PUT to rank %d: %zu bytes may be written at 0x%llx%s", pe->rank, n,
+               (unsigned long long)c.raddr, n ? "" : " (nothing to write)");
     faro_send_ctrl_data(pe->rank, FARO_AM_CTS_PUT, &c, sizeof c, key, n ? keylen : 0);
     return 0;
 }
@@ -224,7 +234,10 @@ static void on_put_done(void *core, void *ctx, const void *hdr, size_t hdrlen,
 {
     struct faro_hdr_ack d;
     memcpy(&d, hdr, sizeof d);
-    rndv_recv_finish((struct faro_request *)(uintptr_t)d.sreq);
+    struct faro_request *r = (struct faro_request *)(uintptr_t)d.sreq;
+    faro_trace("PUT_DONE from rank %d: the RDMA write of %zu bytes landed; the receive is "
+               "complete", ((struct faro_peer *)ctx)->rank, (size_t)r->status.faro_count);
+    rndv_recv_finish(r);
 }
 
 /* An RTS met its receive. key: the RTS payload, when the key travels there.
@@ -251,9 +264,11 @@ static void rndv_matched(struct faro_request *r, int peer, const struct faro_hdr
         r->rkey = NULL;
     faro_trace("rendezvous from rank %d (context %u, tag %d, %zu of %llu bytes): %s", peer,
                h->m.ctx, h->m.tag, n, (unsigned long long)h->m.len,
-               !r->rkey ? "asking for the pipeline (CTS)"
-               : (t->attr.caps & FARO_TP_CAP_SINGLE_COPY) ? "single-copy get"
-                                                           : "asynchronous get");
+               r->rkey ? ((t->attr.caps & FARO_TP_CAP_SINGLE_COPY) ? "single-copy get"
+                                                                   : "asynchronous get")
+               : proto != FARO_RNDV_PIPELINE && (t->attr.caps & FARO_TP_CAP_PUT)
+                   ? "RDMA write: offering the receive buffer (CTS_PUT)"
+                   : "asking for the pipeline (CTS)");
     if (r->rkey && (t->attr.caps & FARO_TP_CAP_SINGLE_COPY)) {
         r->rreq = h->m.sreq;
         rndv_pull(r, pe, h, n);

@@ -238,8 +238,11 @@ static int send_rts(struct faro_request *r, struct faro_peer *p)
     r->pending = 1; /* FIN, or the last DATA fragment */
     size_t hdrlen = offsetof(struct faro_hdr_rts, rkey) + (keylen ? 0 : h.rkey_len);
     faro_trace("RTS to rank %d: %s%s", r->peer,
-               !h.rkey_len ? "no remote key (the receiver asks for the pipeline)"
-               : keylen    ? "remote key in the payload" : "remote key in the header",
+               h.rkey_len ? (keylen ? "remote key in the payload" : "remote key in the header")
+               : faro_rndv_choice(&t->attr) != FARO_RNDV_PIPELINE &&
+                       (t->attr.caps & FARO_TP_CAP_PUT)
+                   ? "no remote key (RDMA write: the receiver offers its buffer)"
+                   : "no remote key (the receiver asks for the pipeline)",
                progressive ? ", packing while the receiver reads" : "");
     faro_send_ctrl_data(r->peer, FARO_AM_RTS, &h, hdrlen, key, keylen);
     for (size_t off = 0; progressive && off < r->len; off += FARO_PACK_CHUNK) {
@@ -364,6 +367,8 @@ static void put_finish(struct faro_request *r)
         r->reg = NULL;
     }
     struct faro_hdr_ack d = {.sreq = r->rreq};
+    faro_trace("RDMA write to rank %d done (%zu bytes): PUT_DONE",
+               r->peer, r->len);
     faro_send_ctrl(r->peer, FARO_AM_PUT_DONE, &d, sizeof d);
     if (--r->pending == 0)
         faro_req_complete(r);
@@ -422,11 +427,16 @@ static void on_cts_put(void *core, void *ctx, const void *hdr, size_t hdrlen, co
                        t->ops->rkey_unpack(t->tp, p->ep, data, (size_t)c.rkey_len, &r->rkey) !=
                            FARO_TP_OK)) {
         r->rkey = NULL; /* a key this side cannot use: the pipeline, into the same request */
+        faro_trace("CTS_PUT from rank %d: its key is unusable here: pipelining %zu bytes in "
+                   "fragments of %zu instead", p->rank, r->len, p->frag);
         r->off = 0;
         r->inflight = 0;
         pipeline_pump(r);
         return;
     }
+    faro_trace("CTS_PUT from rank %d: writing %zu bytes into its buffer (RDMA write in "
+               "pieces of at most %zu)", p->rank, c.rkey_len ? (size_t)c.len : (size_t)0,
+               (size_t)t->attr.max_put);
     put_all(r, p, c.raddr, c.rkey_len ? (size_t)c.len : 0);
 }
 

@@ -58,6 +58,38 @@ got=$(sed -n 's/.*cpus \([0-9][0-9,-]*\).*/\1/p' "$OUT.out" | tr '\n' ' ')
 run 0 --dry-run -n 2 --map-by numa:span --bind-to numa --topology "$MODELS/rx7640.xml"
 got=$(sed -n 's/.*cpus \([0-9][0-9,-]*\).*/\1/p' "$OUT.out" | tr '\n' ' ')
 [ "$got" = "0-7 8-15 " ] || fail "--dry-run numa:span bind numa: cpus $got, expected 0-7 8-15"
+# ppr:N:RESOURCE: N ranks per socket, NUMA node, L3 cache or core, in order.
+cpus_of() { # the cpus of each rank of --dry-run's placement
+    sed -n 's/.*cpus \([0-9][0-9,-]*\).*/\1/p' "$OUT.out" | tr '\n' ' '
+}
+run 0 --dry-run -n 4 --map-by ppr:2:socket --topology "package:2 core:4 pu:1"
+[ "$(cpus_of)" = "0 1 4 5 " ] || fail "ppr:2:socket on 2x4 cores: cpus $(cpus_of), expected 0 1 4 5"
+run 0 --dry-run -n 3 --map-by ppr:1:numa --topology "package:2 numa:2 core:2 pu:1"
+[ "$(cpus_of)" = "0 2 4 " ] || fail "ppr:1:numa on 4 NUMA nodes of 2 cores: cpus $(cpus_of), expected 0 2 4"
+run 0 --dry-run -n 2 --map-by ppr:1:l3 --topology "package:1 l3cache:2 core:2 pu:1"
+[ "$(cpus_of)" = "0 2 " ] || fail "ppr:1:l3 on 2 L3 caches of 2 cores: cpus $(cpus_of), expected 0 2"
+run 0 --dry-run -n 4 --map-by ppr:2:core --topology "package:1 core:2 pu:2"
+[ "$(cpus_of)" = "0-1 0-1 2-3 2-3 " ] || fail "ppr:2:core: cpus $(cpus_of), expected 0-1 0-1 2-3 2-3"
+expect_out "warning: --map-by/FARO_MAP_BY ppr:2:core: 2 ranks x 1 cores per rank do not fit in a core, so the ranks of each share its cpus"
+run 0 --dry-run -n 2 --map-by ppr:2:socket --bind-to socket --topology "package:2 core:2 pu:1"
+[ "$(cpus_of)" = "0-1 0-1 " ] || fail "ppr:2:socket --bind-to socket: cpus $(cpus_of), expected 0-1 0-1"
+run 1 --dry-run -n 5 --map-by ppr:2:socket --topology "package:2 core:4 pu:1"
+expect_err "ppr:2:socket: 5 ranks on this node, but its 2 sockets hold 4 at 2 each"
+# On this machine, one rank per core, bound there; a host given more ranks
+# than its cores hold fails MPI_Init naming the host.
+if [ "$nproc_here" -ge 2 ]; then
+    run 0 -n 2 --map-by ppr:1:core --report-bindings "$PRINT"
+    cat "$OUT.out" "$OUT.err" >"$OUT.all"
+    [ "$(seen 0)" = "$(reported 0)" ] && [ "$(seen 1)" = "$(reported 1)" ] &&
+        [ "$(seen 0)" != "$(seen 1)" ] || fail "ppr:1:core: ranks on cpus $(seen 0) and $(seen 1)"
+    case $(seen 0)$(seen 1) in *[,-]*) fail "ppr:1:core bound a rank to more than one cpu" ;; esac
+    over=$((2 * nproc_here + 2))
+    timeout 30 "$MPIEXEC" -launcher fork -hosts a,b -n $over --map-by ppr:1:core "$PRINT" \
+        >"$OUT.out" 2>"$OUT.err" </dev/null && fail "ppr:1:core with $over ranks on 2 hosts ran"
+    expect_err "ppr:1:core: $((over / 2)) ranks on this node, but its $nproc_here cores hold $nproc_here at 1 each"
+    grep -q "(host [ab])" "$OUT.err" || fail "the ppr error does not name the host"
+fi
+
 # A launcher confined to one cpu (taskset): ranks map inside it, never outside,
 # and the report shows the cpu they really run on.
 if [ "$nproc_here" -ge 2 ] && command -v taskset >/dev/null 2>&1; then

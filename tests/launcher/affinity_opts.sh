@@ -37,6 +37,25 @@ expect_out FARO_MAP_BY=numa
 expect_out FARO_BIND_TO=socket
 expect_out FARO_REPORT_BINDINGS=1
 
+# ppr per socket, NUMA node, L3 cache or core is the library's (each host's
+# topology); per node it is mpiexec's (-ppn), and the variable stays unset.
+run 0 -n 1 --map-by ppr:2:socket "$PROBE" env FARO_MAP_BY
+expect_out FARO_MAP_BY=ppr:2:socket
+run 0 -n 1 --map-by ppr:1:l3 "$PROBE" env FARO_MAP_BY
+expect_out FARO_MAP_BY=ppr:1:l3
+run 0 -n 1 --map-by ppr:1:node "$PROBE" env FARO_MAP_BY
+expect_out "FARO_MAP_BY unset"
+run 0 -n 1 --map-by ppr:1:core --map-by core "$PROBE" env FARO_MAP_BY
+expect_out FARO_MAP_BY=core
+run 2 --map-by ppr:2:numa "$PROBE" env FARO_MAP_BY
+expect_err "--map-by ppr:2:numa needs -n: mpiexec does not know the sockets, NUMA nodes, caches or cores of the hosts"
+run 2 --dry-run --map-by ppr:2:numa
+expect_err "--map-by ppr:2:numa needs -n"
+run 2 -n 1 --map-by ppr:2:board true
+expect_err "--map-by 'ppr:2:board': expected ppr:N:RESOURCE, N a whole number of ranks (1 or more) per node (host), socket (or package), numa, l3cache (or l3) or core"
+run 2 -n 1 --map-by ppr:0:core true
+expect_err "--map-by 'ppr:0:core': expected ppr:N:RESOURCE"
+
 run 2 -n 1 --cpus-per-rank 0 true
 expect_err "--cpus-per-rank '0': expected a whole number of cores"
 run 2 -n 1 --cpus-per-rank two true

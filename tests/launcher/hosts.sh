@@ -34,6 +34,25 @@ run 0 $F -hosts a,b -ppn 2 -n 5 -l "$PROBE" env FARO_HOSTNAME
 for l in "[1] FARO_HOSTNAME=a" "[2] FARO_HOSTNAME=b" "[4] FARO_HOSTNAME=a"; do
     expect_out "$l"
 done
+# Open MPI's spellings: -H for the hosts, -npernode for -ppn; --map-by slot
+# alone is the default placement (not an affinity policy).
+run 0 $F -H a,b:2 -l "$PROBE" env FARO_HOSTNAME PMI_SIZE
+for l in "[0] FARO_HOSTNAME=a" "[1] FARO_HOSTNAME=b" "[2] FARO_HOSTNAME=b" "[0] PMI_SIZE=3"; do
+    expect_out "$l"
+done
+run 0 $F -H a,b -npernode 2 -l "$PROBE" env FARO_HOSTNAME PMI_SIZE
+for l in "[1] FARO_HOSTNAME=a" "[2] FARO_HOSTNAME=b" "[3] FARO_HOSTNAME=b" "[3] PMI_SIZE=4"; do
+    expect_out "$l"
+done
+run 0 $F -hosts a:2,b:2 --map-by slot -n 3 -l "$PROBE" env FARO_HOSTNAME FARO_MAP_BY
+for l in "[1] FARO_HOSTNAME=a" "[2] FARO_HOSTNAME=b" "[2] FARO_MAP_BY unset"; do
+    expect_out "$l"
+done
+run 0 --map-by slot -n 2 -l "$PROBE" env PMI_SIZE FARO_MAP_BY
+expect_out "[1] PMI_SIZE=2"
+expect_out "[1] FARO_MAP_BY unset"
+run 2 -npernode 0 -H a true
+expect_err "-npernode '0': expected a whole number of ranks per host, 1 or more"
 
 # Host files: Hydra's and Open MPI's lines, comments; -n from the slots.
 printf '# test hosts\na:2   # Hydra\n\nb slots=1 max_slots=4\n' >"$OUT.hosts"
@@ -54,7 +73,7 @@ expect_err "$OUT.hosts:1: unknown 'cpus=2' after the host name"
 run 2 -hosts a -launcher telnet true
 expect_err "expected ssh, rsh, slurm or fork"
 run 2 -hosts a --map-by ppr:x:node true
-expect_err "expected ppr:N:node"
+expect_err "expected ppr:N:RESOURCE"
 
 # What would start the proxies (nothing runs).
 run 0 --dry-run -hosts a,b:3 -n 5 ./prog
@@ -196,6 +215,9 @@ expect_out "[1] FARO_T_B=two"
 run 0 $A -envlist FARO_T_A -l "$PROBE" env FARO_T_A FARO_T_B
 expect_out "[0] FARO_T_A=one"
 expect_out "[0] FARO_T_B unset"
+run 0 $A -envnone -envall -l "$PROBE" env FARO_T_A FARO_T_B
+expect_out "[1] FARO_T_A=one"
+expect_out "[1] FARO_T_B=two"
 
 # A proxy that cannot start its ranks (here: too few file descriptors) fails
 # the job naming its host and why.
@@ -210,11 +232,15 @@ run 0 $F -hosts a,b -l pwd
 expect_out "[1] $here"
 run 0 $F -hosts a,b -wdir / -l pwd
 expect_out "[1] /"
+run 0 $F -hosts a,b --wdir /tmp -l pwd
+expect_out "[1] /tmp"
 run 126 $F -hosts a,b -wdir "$OUT.nodir" pwd
 expect_err "cannot change to the working directory $OUT.nodir"
 # ... and without hosts (-wdir was ignored there)
 run 0 -wdir / -n 2 -l pwd
 expect_out "[1] /"
+run 0 --wdir /tmp -n 1 pwd
+expect_out "/tmp"
 run 126 -wdir "$OUT.nodir" pwd
 expect_err "cannot change to the working directory $OUT.nodir"
 

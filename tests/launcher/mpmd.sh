@@ -18,6 +18,12 @@ for l in "[0] rank 0 of 4: appnum 0" "[1] rank 1 of 4: appnum 0" "[2] FARO_T_X=t
          "[2] FARO_T_G=all" "[3] FARO_T_X unset" "[3] FARO_T_G=all"; do
     expect_out "$l"
 done
+# The one-word -env VAR=VALUE and -genv VAR=VALUE, in the middle of the programs.
+run 0 -l -n 1 -env FARO_T_X=one "$PROBE" env FARO_T_X FARO_T_G : \
+    -n 1 -genv FARO_T_G=all -env FARO_T_X=two=2 "$PROBE" env FARO_T_X FARO_T_G
+for l in "[0] FARO_T_X=one" "[0] FARO_T_G=all" "[1] FARO_T_X=two=2" "[1] FARO_T_G=all"; do
+    expect_out "$l"
+done
 run 0 -l -n 1 "$PROBE" appnum : -n 2 "$PROBE" appnum : -n 1 "$PROBE" appnum
 for l in "[0] rank 0 of 4: appnum 0" "[2] rank 2 of 4: appnum 1" "[3] rank 3 of 4: appnum 2"; do
     expect_out "$l"

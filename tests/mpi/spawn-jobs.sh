@@ -40,6 +40,9 @@ run() {
 F="-launcher fork"
 # Across hosts: the children take the free slots (b and c here), then
 # spread; parents and children merge and reduce over the node map.
+# A spawned job's mpiexec takes the first one's options: -genv VAR=VALUE is
+# one word there too (counted as three, it took -n and lost the rest).
+run genv-one-word 0 "" -- "$MPIEXEC" -genv GENV_T=x -n 2 $T/spawn_basic
 run hosts-basic 0 "" -- "$MPIEXEC" $F -hosts a:2,b:2,c:2 -n 2 $T/spawn_basic
 run hosts-basic-3 0 "" -- "$MPIEXEC" $F -hosts a,b,c -n 3 $T/spawn_basic
 run hosts-tcp 0 "" -- env FARO_TRANSPORTS=tcp "$MPIEXEC" $F -hosts a,b -n 2 $T/spawn_basic

@@ -147,6 +147,29 @@ START_TEST(map_socket_span_pack)
 }
 END_TEST
 
+/* ppr:N:RES: N ranks per resource in order; more than N per resource on the
+ * node is an error naming the counts; N that do not fit share it. */
+START_TEST(map_ppr)
+{
+    check_map("package:2 core:4 pu:1", "ppr:2:socket", NULL, 1, 4, 1, "0 1 4 5");
+    check_map("package:2 core:4 pu:1", "ppr:1:package", NULL, 1, 1, 1, "0"); /* lone: bound */
+    check_map("package:2 core:4 pu:1", "ppr:2:socket", NULL, 2, 4, 1, "0-1 2-3 4-5 6-7");
+    check_map("package:2 core:4 pu:1", "ppr:2:socket", "socket", 1, 3, 1, "0-3 0-3 4-7");
+    check_map("package:2 core:4 pu:1", "ppr:2:socket", "none", 1, 2, 0, "0-7 0-7");
+    check_map("package:2 numa:2 core:2 pu:1", "ppr:1:numa", NULL, 1, 4, 1, "0 2 4 6");
+    check_map("package:1 l3cache:2 core:2 pu:1", "ppr:1:l3", NULL, 1, 2, 1, "0 2");
+    check_map("package:1 core:2 pu:2", "ppr:1:core", NULL, 1, 2, 1, "0-1 2-3");
+    check_map("package:1 core:2 pu:2", "ppr:2:core", "hwthread", 1, 4, 1, "0 1 2 3");
+    check_map("package:1 core:2 pu:2", "ppr:2:core", NULL, 1, 3, 1, "0-1 0-1 2-3");
+    HAS(map_error("package:2 core:4 pu:1", "ppr:2:socket", NULL, 1, NULL, 5),
+        "ppr:2:socket: 5 ranks on this node, but its 2 sockets hold 4 at 2 each");
+    HAS(map_error("package:2 core:4 pu:1", "ppr:2:node", NULL, 1, NULL, 1),
+        "ppr:N:node is mpiexec's");
+    HAS(map_error("package:2 core:4 pu:1", "ppr:x:core", NULL, 1, NULL, 1),
+        "expected ppr:N:RESOURCE");
+}
+END_TEST
+
 START_TEST(map_numa_l3)
 {
     check_map("numa:2 core:2 pu:1", "numa", "core", 1, 3, 1, "0 2 1");
@@ -365,6 +388,7 @@ int main(void)
     tcase_add_test(tc, load_errors);
     tcase_add_test(tc, map_core);
     tcase_add_test(tc, map_socket_span_pack);
+    tcase_add_test(tc, map_ppr);
     tcase_add_test(tc, map_numa_l3);
     tcase_add_test(tc, map_cpus_per_rank);
     tcase_add_test(tc, map_hwthread);

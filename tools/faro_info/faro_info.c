@@ -259,6 +259,45 @@ static void show_transports(void)
     printf("\n");
 }
 
+/* MPI_Init of a job of two processes needs a listed transport besides self
+ * (which reaches only its own process) that starts here: without one it
+ * fails with "no transport reaches rank N", and one that is broken (init
+ * error, not merely absent) fails it at once. Probed as in show_transports,
+ * the listed ones in turn until one works; 0 when one does. */
+static int check_reach(const char *allowed, char *err, size_t errlen)
+{
+    struct faro_info_probe_env pe;
+    faro_info_probe_env_init(&pe);
+    char whys[2048] = "";
+    for (int i = 0; faro_transports[i]; i++) {
+        const faro_tp_ops_t *ops = faro_transports[i];
+        if (!strcmp(ops->name, "self") || faro_tp_list_pos(allowed, ops->name) < 0)
+            continue;
+        faro_tp_t *tp;
+        faro_tp_attr_t attr;
+        char why[1024];
+        int rc = faro_info_probe(ops, &pe.env, &tp, &attr, why, sizeof why);
+        if (rc == FARO_TP_OK) {
+            ops->finalize(tp);
+            return 0;
+        }
+        if (rc != FARO_TP_UNAVAILABLE) {
+            snprintf(err, errlen, "FARO_TRANSPORTS=%s: transport %s: %s; MPI_Init fails with "
+                     "this", allowed, ops->name, why[0] ? why : "init failed");
+            return -1;
+        }
+        size_t u = strlen(whys);
+        snprintf(whys + u, sizeof whys - u, "%s%s: %s", u ? "; " : " (", ops->name,
+                 why[0] ? why : "unusable");
+    }
+    snprintf(err, errlen, "FARO_TRANSPORTS=%s leaves no transport between two processes "
+             "here%s%s: MPI_Init of a job of two or more processes would fail (\"no transport "
+             "reaches rank N\"); only a job of one process runs (on self). List one that "
+             "works here, e.g. FARO_TRANSPORTS=shm,tcp (faro_info --transports shows them "
+             "all)", allowed, whys, whys[0] ? ")" : " (it lists none but self)");
+    return -1;
+}
+
 /* The interfaces TCP would take for a job on this node only and for one on
  * several hosts (base/netif.h has the rules), with the reason. */
 static void show_network(void)
@@ -492,6 +531,15 @@ int main(int argc, char **argv)
         faro_error("%s", err);
         return 1;
     }
+    /* A list that leaves two processes no transport fails as well; where the
+     * transports are shown, after them (they say why each one is unusable). */
+    char reach[sizeof err] = "";
+    int show_tps = (what & SHOW_TRANSPORTS) || parsable;
+    if (!mpit && !coll && !map && check_reach(faro_tun_str(FARO_TUN_TRANSPORTS), reach,
+                                              sizeof reach) != 0 && !show_tps) {
+        faro_error("%s", reach);
+        return 1;
+    }
     if (mpit) /* after the load: cvars read the environment as MPI_Init would */
         return faro_info_mpit();
     if (coll || all) {
@@ -524,8 +572,10 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    if (parsable)
-        return faro_info_parsable(&paths);
+    if (parsable) {
+        int rc = faro_info_parsable(&paths);
+        return reach[0] ? (faro_error("%s", reach), 1) : rc;
+    }
     if (what & SHOW_VERSION) {
         printf("Faro %s\n", PACKAGE_VERSION);
         printf("  prefix:        %s (from %s)\n", paths.prefix, paths.from);
@@ -550,6 +600,11 @@ int main(int argc, char **argv)
         faro_coll_print_rules(stdout);
     } else if (what & SHOW_TUNABLES) {
         printf("\nCollective algorithms and their selection rules: faro_info --coll\n");
+    }
+    if (reach[0]) {
+        fflush(stdout);
+        faro_error("%s", reach);
+        return 1;
     }
     return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -87,6 +87,27 @@ case $err in
     *) fail "unexpected message for an unknown transport: $err" ;;
 esac
 
+# ... and so is a list that leaves two processes of this node no transport
+# (MPI_Init of 2 ranks fails: "no transport reaches rank 0"): self alone, or
+# verbs where it is unusable. --transports still shows why, then fails.
+err=$(FARO_TRANSPORTS=self "$info" --tunables 2>&1 >/dev/null)
+rc=$?
+[ $rc -eq 1 ] || fail "FARO_TRANSPORTS=self exited $rc, not 1"
+case $err in
+    *"FARO_TRANSPORTS=self leaves no transport between two processes here (it lists none but self): MPI_Init of a job of two or more processes would fail"*) ;;
+    *) fail "unexpected message for FARO_TRANSPORTS=self: $err" ;;
+esac
+if "$info" --transports 2>/dev/null | grep -q '^  verbs  *unusable'; then
+    out=$(FARO_TRANSPORTS=verbs "$info" --transports 2>&1)
+    rc=$?
+    [ $rc -eq 1 ] || fail "FARO_TRANSPORTS=verbs with verbs unusable here exited $rc, not 1"
+    echo "$out" | grep -q '^  verbs  *unusable: ' || fail "FARO_TRANSPORTS=verbs --transports hid the reason"
+    echo "$out" | grep -q "FARO_TRANSPORTS=verbs leaves no transport between two processes here (verbs: " ||
+        fail "FARO_TRANSPORTS=verbs: unexpected message: $(echo "$out" | tail -n 1)"
+fi
+FARO_TRANSPORTS=tcp "$info" --tunables >/dev/null || fail "FARO_TRANSPORTS=tcp refused"
+FARO_TRANSPORTS=verbs,shm "$info" --tunables >/dev/null || fail "FARO_TRANSPORTS=verbs,shm refused"
+
 err=$(FARO_EAGR_LIMIT=1 "$info" --tunables 2>&1 >/dev/null)
 case $err in
     *"FARO_EAGR_LIMIT is not a Faro tunable (did you mean FARO_EAGER_LIMIT?)"*) ;;

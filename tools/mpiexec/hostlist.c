@@ -448,12 +448,23 @@ int mpx_map_parse(const char *spec, enum mpx_map_policy *pol, int *ppn, char *er
     }
     if (strncmp(spec, "ppr:", 4) != 0)
         return 0;
+    /* ppr:N:node places hosts; per socket, NUMA node, L3 cache or core it is
+     * the library's (FARO_MAP_BY), on each host, where the topology is known. */
+    static const char *const local[] = {"socket", "package", "numa", "l3cache", "l3", "core"};
     const char *n = spec + 4, *colon = strchr(n, ':');
-    if (!colon || strcmp(colon + 1, "node") != 0 || hl_count(n, (size_t)(colon - n), ppn) < 0) {
-        snprintf(err, errlen, "--map-by '%s': expected ppr:N:node with N a whole number of "
-                 "ranks per host (1 or more)", spec);
+    int count, is_local = 0;
+    for (size_t i = 0; colon && i < sizeof local / sizeof local[0]; i++)
+        is_local |= !strcmp(colon + 1, local[i]);
+    if (!colon || (strcmp(colon + 1, "node") && !is_local) ||
+        hl_count(n, (size_t)(colon - n), &count) < 0) {
+        snprintf(err, errlen, "--map-by '%s': expected ppr:N:RESOURCE, N a whole number of "
+                 "ranks (1 or more) per node (host), socket (or package), numa, l3cache (or "
+                 "l3) or core", spec);
         return -1;
     }
+    if (is_local)
+        return 2;
+    *ppn = count;
     *pol = MPX_MAP_PPR;
     return 1;
 }

@@ -74,8 +74,10 @@ int mpx_hosts_from_slurm(struct mpx_hostlist *hl, const char *nodelist, const ch
 int mpx_hosts_total_slots(const struct mpx_hostlist *hl, int ppn);
 
 /* Parse --map-by's host policies: "slot", "node", "ppr:N:node" (N into *ppn).
- * Returns 1 when spec is one of them, 0 when it is not a host policy (an
- * affinity policy such as core), -1 for a malformed ppr. */
+ * Returns 1 when spec is one of them; 2 for ppr:N:socket|package|numa|
+ * l3cache|l3|core (checked here, placed by the library on each host, where
+ * the topology is known); 0 when it is not a host policy (an affinity policy
+ * such as core); -1 with err for a malformed ppr. */
 int mpx_map_parse(const char *spec, enum mpx_map_policy *pol, int *ppn, char *err,
                   size_t errlen);
 

@@ -52,6 +52,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <signal.h>
 #include <sys/types.h>
 
@@ -120,6 +121,7 @@ struct mpx_opts {
     int have_hosts;
     int ppn;             /* -ppn / ppr:N:node; 0: the slots */
     enum mpx_map_policy map_policy;
+    const char *ppr_local; /* --map-by ppr:N:socket etc.: needs -n (no topology here) */
     const char *launcher;    /* ssh, rsh, fork, slurm; NULL: ssh (slurm in an allocation) */
     char **launcher_exec;    /* -launcher-exec CMD, split; NULL: the launcher's own */
     const char *proxy_path;  /* faro_proxy to run on the hosts; NULL: next to mpiexec */
@@ -301,6 +303,25 @@ struct mpx_job {
     struct mpx_conn *top;
     int top_told;        /* a spawned job's mpiexec said STARTED or FAILED */
 };
+
+/* opt_table.c: the help text, and every option with its spellings (blank-
+ * separated, the help's first) and the words after it: a name not in the
+ * table is an unknown option, and the unknown-option error lists the table,
+ * so the list cannot miss one the parser takes. */
+extern const char mpx_usage[];
+enum { MPX_OPT_ENV = -1 }; /* -env, -genv: VAR=VALUE, or VAR VALUE */
+struct mpx_opt_spec {
+    const char *names;
+    int words;  /* values after the option, or MPX_OPT_ENV */
+    int hidden; /* not in the list: refused with a message, or internal */
+};
+const struct mpx_opt_spec *mpx_opt_find(const char *name); /* NULL: unknown */
+/* The words after option SP; NEXT (may be NULL) is the first of them. -genv
+ * and -env take one when it holds '=' (VAR=VALUE, as Hydra takes it), else
+ * two (VAR VALUE). */
+int mpx_opt_words(const struct mpx_opt_spec *sp, const char *next);
+/* Every listed spelling, ", " between, then "--" and a newline. */
+void mpx_opt_print_valid(FILE *f);
 
 /* options.c: 0 to run; otherwise the exit code to leave with (help: 0 via *done). */
 int mpx_opts_parse(int argc, char **argv, struct mpx_opts *o, int *done);

@@ -12,99 +12,6 @@
 #include <strings.h>
 #include <unistd.h>
 
-static const char opt_usage[] =
-    "Usage: mpiexec [options] program [arguments...]\n"
-    "       mpiexec [options] [-n N] [-x ...] program [args] : [-n N] program [args] ...\n"
-    "       mpiexec [options] -configfile FILE\n"
-    "       mpirun  [options] program [arguments...]\n"
-    "\n"
-    "Start N copies of program as the ranks of one Faro (or other PMI-1) job, on this\n"
-    "machine or on the hosts given. Several programs separated by ':' (MPMD) form\n"
-    "one job: their ranks come in order and MPI_APPNUM numbers the programs.\n"
-    "\n"
-    "Options (-n, -x, -env and -wdir belong to the program they precede):\n"
-    "  -n N, -np N          number of ranks (default: the slots of the hosts, else 1)\n"
-    "  -x VAR               pass VAR from this environment to the ranks\n"
-    "  -x VAR=VALUE         set VAR to VALUE in the ranks\n"
-    "  -env VAR VALUE       set VAR to VALUE in the ranks\n"
-    "  -genv VAR VALUE      set VAR to VALUE in the ranks of every program\n"
-    "  -configfile FILE     the programs from FILE, one a line with its options, '#'\n"
-    "                       comments (also --app, Open MPI's appfile)\n"
-    "  -envall              forward all of this environment to other hosts (default)\n"
-    "  -envnone             forward none of it (-x, -genv and FARO_TCP_IF still go)\n"
-    "  -envlist A,B,...     forward only these variables\n"
-    "  -wdir DIR            the ranks' working directory (default: this one)\n"
-    "  -l, --tag-output     prefix every output line with \"[rank] \"\n"
-    "  --tag-host           prefix every output line with \"[rank@host] \"\n"
-    "  -prepend-pattern P   prefix every output line with P (%r rank, %h host)\n"
-    "  --timeout SECONDS    end the job after SECONDS (exit code 124);\n"
-    "                       default: $MPIEXEC_TIMEOUT, or no limit\n"
-    "  --exec-prefix CMD    run every rank as CMD program args, e.g. 'valgrind -q';\n"
-    "                       CMD must keep the environment and open file descriptors\n"
-    "  -v, --verbose        report each rank's and host's start and end, and the\n"
-    "                       key-value exchange's messages and bytes\n"
-    "  -usize N             MPI_UNIVERSE_SIZE, the processes MPI_Comm_spawn should\n"
-    "                       expect room for (default: $MPIEXEC_UNIVERSE_SIZE, else\n"
-    "                       the slots of the hosts; without hosts it is not set)\n"
-    "\n"
-    "Hosts (without them every rank runs here; inside a Slurm allocation the\n"
-    "allocation's nodes and task counts are the default):\n"
-    "  -hosts LIST          hosts, e.g. a,b or a:2,b:2 (also -host, --host, -H)\n"
-    "  -f FILE              host file: 'host', 'host:N' or 'host slots=N' lines, '#'\n"
-    "                       comments (also -hostfile, --hostfile, -machinefile)\n"
-    "  -ppn N               N ranks per host (also -npernode, --map-by ppr:N:node)\n"
-    "  --map-by slot|node   fill each host's slots in turn (default), or one rank per\n"
-    "                       host round robin\n"
-    "  -launcher NAME       how proxies start on the hosts: ssh (default), rsh, slurm\n"
-    "                       (srun; the default in an allocation), fork (this machine)\n"
-    "  -launcher-exec CMD   start them with CMD, called like ssh: CMD HOST COMMAND...\n"
-    "  --tree-width N       each proxy starts at most N others (default 32)\n"
-    "  --heartbeat SECONDS  a host silent this long, unacknowledged by TCP, is lost\n"
-    "                       (default 1.5)\n"
-    "  --proxy-path PATH    faro_proxy on the hosts (default: next to mpiexec)\n"
-    "\n"
-    "Affinity (the library binds each rank at MPI_Init; see faro-affinity(7)):\n"
-    "  --map-by POLICY      core|socket|numa|l3cache|nic|cpu-list:LIST, optionally\n"
-    "                       followed by :span or :pack (sets FARO_MAP_BY)\n"
-    "  --bind-to LEVEL      none|hwthread|core|l3cache|socket|numa (FARO_BIND_TO);\n"
-    "                       default: core when the ranks fit the cores, else none\n"
-    "  --cpus-per-rank N    N cores per rank (FARO_CPUS_PER_RANK); also sets\n"
-    "                       OMP_NUM_THREADS=N and OMP_PLACES=cores unless set\n"
-    "  --report-bindings    each rank prints where it is bound (FARO_REPORT_BINDINGS)\n"
-    "  --topology SPEC      map on an hwloc XML file or synthetic string instead of\n"
-    "                       this machine (FARO_TOPOLOGY)\n"
-    "  --dry-run            print the placement the ranks would get (faro_info --map)\n"
-    "                       and, with hosts, the host of every rank and the commands\n"
-    "                       that would start the proxies; start nothing\n"
-    "  --oversubscribe, --allow-run-as-root\n"
-    "                       accepted for Open MPI scripts; no effect\n"
-    "  -outfile-pattern P   write each rank's stdout into its own file P (%r rank,\n"
-    "                       %h host), on the rank's host; -errfile-pattern: stderr\n"
-    "  --output-filename D  write each rank's stdout and stderr into D/1/rank.N/ as\n"
-    "                       well (D:nocopy: only there)\n"
-    "  --timestamp-output   start every output line with the time it was read\n"
-    "  --hang-report S      ranks blocked S seconds in MPI report what they wait for;\n"
-    "                       when all are, mpiexec prints who waits for whom and ends\n"
-    "                       a deadlocked job (exit 1); also at --timeout and on\n"
-    "                       SIGUSR1 to mpiexec (faro-debug(7))\n"
-    "  --display-map        print which host runs which ranks before starting them\n"
-    "  -h, --help           show this help\n"
-    "  -V, --version        show the version\n"
-    "  --                   end of options\n"
-    "\n"
-    "Exit code: 0 when every rank succeeded; else the exit code of the first rank\n"
-    "that failed (128+N when killed by signal N, 1 when it exited without\n"
-    "MPI_Finalize), the code given to MPI_Abort, 124 on timeout, 255 when a host\n"
-    "was lost, 127 when the program cannot be found, 2 for a usage error. See\n"
-    "mpiexec(1).\n";
-
-static const char opt_valid[] =
-    "-n, -np, -x, -genv, -env, -configfile, --app, ':', -envall, -envnone, -envlist, -wdir, -l, --tag-output, "
-    "--tag-host, -prepend-pattern, --timeout, --exec-prefix, -v, --verbose, -usize, -hosts, -host, "
-    "-f, -hostfile, -machinefile, -ppn, -launcher, -launcher-exec, --tree-width, --heartbeat, "
-    "--proxy-path, --map-by, --bind-to, --cpus-per-rank, --report-bindings, --topology, "
-    "--dry-run, --oversubscribe, --allow-run-as-root, -h, --help, -V, --version, --";
-
 /* Parse a whole decimal number in [min, max]. */
 static int opt_int(const char *s, int min, int max, int *out)
 {
@@ -190,28 +97,6 @@ static int opt_is(const char *a, const char *x, const char *y)
     return strcmp(a, x) == 0 || (y && strcmp(a, y) == 0);
 }
 
-/* The values of the options that take one. */
-static const char *const opt_one[] = {
-    "-n", "-np", "--np", "--n", "-x", "--timeout", "-timeout", "--exec-prefix", "--map-by",
-    "-map-by", "--bind-to", "-bind-to", "--cpus-per-rank", "-cpus-per-rank", "--topology",
-    "-topology", "-hosts", "--hosts", "-host", "--host", "-H", "-f", "-hostfile", "--hostfile",
-    "-machinefile", "--machinefile", "-ppn", "--ppn", "-npernode", "--npernode", "-launcher",
-    "--launcher", "-bootstrap", "-launcher-exec", "--launcher-exec", "-bootstrap-exec",
-    "-envlist", "--envlist", "-genvlist", "-wdir", "--wdir", "-wd", "--wd", "-prepend-pattern",
-    "--tree-width", "--heartbeat", "--proxy-path", "-configfile", "--configfile", "--app",
-    "-outfile-pattern", "-errfile-pattern", "--output-filename", "-output-filename",
-    "--hang-report", "-hang-report", "-usize", "--usize", "--faro-spawned-job",
-    "-app", NULL
-};
-
-static int opt_takes_one(const char *a)
-{
-    for (int i = 0; opt_one[i]; i++)
-        if (!strcmp(a, opt_one[i]))
-            return 1;
-    return 0;
-}
-
 /* Open MPI's component parameters: Faro has none, but says what to set. */
 static int opt_mca(const char *name, const char *value)
 {
@@ -281,12 +166,21 @@ static int opt_one_option(struct opt_state *st, struct mpx_opts *o)
         st->i++;
         return OPT_PROGRAM;
     }
-    int takes = opt_takes_one(a);
-    int mca = opt_is(a, "--mca", "-mca") || opt_is(a, "--gmca", "-gmca");
-    int takes2 = opt_is(a, "-genv", "--genv") || opt_is(a, "-env", "--env") || mca;
+    const struct mpx_opt_spec *sp = mpx_opt_find(a);
+    if (!sp) {
+        fprintf(stderr, "mpiexec: unknown option '%s'\nValid options: ", a);
+        mpx_opt_print_valid(stderr);
+        fprintf(stderr, "Run 'mpiexec --help' for details; put '--' before a program whose "
+                "name starts with '-'.\n");
+        return MPX_EXIT_USAGE;
+    }
+    int takes = sp->words == 1, mca = sp->words == 2;
+    int envw = sp->words == MPX_OPT_ENV ? mpx_opt_words(sp, st->i + 1 < st->argc ?
+                                                    st->argv[st->i + 1] : NULL) : 0;
+    int takes2 = envw == 2 || mca;
     if ((takes && st->i + 1 >= st->argc) || (takes2 && st->i + 2 >= st->argc)) {
-        fprintf(stderr, "mpiexec: option %s needs %s\n", a,
-                takes2 ? "two values: VAR VALUE" : "a value");
+        fprintf(stderr, "mpiexec: option %s needs %s\n", a, mca ? "two values: NAME VALUE"
+                : envw ? "VAR=VALUE, or two values: VAR VALUE" : "a value");
         return MPX_EXIT_USAGE;
     }
     const char *v = takes ? st->argv[st->i + 1] : NULL;
@@ -308,13 +202,14 @@ static int opt_one_option(struct opt_state *st, struct mpx_opts *o)
         } else if (opt_add_env(&st->cur.env, &st->cur.nenv, v, strlen(v), getenv(v)) < 0) {
             return MPX_EXIT_USAGE;
         }
-    } else if (takes2 && !mca) {
+    } else if (envw) { /* -env, -genv */
         int global = opt_is(a, "-genv", "--genv");
-        const char *name = st->argv[st->i + 1], *val = st->argv[st->i + 2];
+        const char *name = st->argv[st->i + 1], *eq = strchr(name, '=');
+        const char *val = envw == 1 ? eq + 1 : st->argv[st->i + 2];
         if (opt_add_env(global ? &o->env : &st->cur.env, global ? &o->nenv : &st->cur.nenv,
-                        name, strlen(name), val) < 0)
+                        name, envw == 1 ? (size_t)(eq - name) : strlen(name), val) < 0)
             return MPX_EXIT_USAGE;
-        st->i += 2;
+        st->i += envw;
     } else if (opt_is(a, "-envall", "--envall") || opt_is(a, "-genvall", NULL)) {
         o->env_mode = MPX_ENV_ALL;
     } else if (opt_is(a, "-envnone", "--envnone") || opt_is(a, "-genvnone", NULL)) {
@@ -372,8 +267,10 @@ static int opt_one_option(struct opt_state *st, struct mpx_opts *o)
             fprintf(stderr, "mpiexec: %s\n", err);
             return MPX_EXIT_USAGE;
         }
-        if (rc == 0) /* not a host policy: the library's affinity policy */
+        if (rc == 0 || rc == 2) { /* not a host policy: the library's affinity policy */
             o->map_by = v;
+            o->ppr_local = rc == 2 ? v : NULL;
+        }
     } else if (opt_is(a, "--bind-to", "-bind-to")) {
         o->bind_to = v;
     } else if (opt_is(a, "--topology", "-topology")) {
@@ -497,18 +394,32 @@ static int opt_one_option(struct opt_state *st, struct mpx_opts *o)
                opt_is(a, "-oversubscribe", "-allow-run-as-root")) {
         /* Faro never refuses these; accepted so Open MPI command lines work. */
     } else if (opt_is(a, "-h", "--help") || opt_is(a, "-help", NULL)) {
-        fputs(opt_usage, stdout);
+        fputs(mpx_usage, stdout);
         return OPT_DONE;
     } else if (opt_is(a, "-V", "--version") || opt_is(a, "-version", NULL)) {
         printf("mpiexec (Faro) %s\n", PACKAGE_VERSION);
         return OPT_DONE;
-    } else {
-        fprintf(stderr, "mpiexec: unknown option '%s'\nValid options: %s\n"
-                "Run 'mpiexec --help' for details; put '--' before a program whose "
-                "name starts with '-'.\n", a, opt_valid);
+    } else { /* in opt_table without a case here: a bug, caught by usage.sh */
+        fprintf(stderr, "mpiexec: unknown option '%s' (it is in mpiexec's option table but "
+                "not handled)\n", a);
         return MPX_EXIT_USAGE;
     }
     return OPT_NEXT;
+}
+
+/* ppr:N:socket (numa, l3cache, core) gives no rank count here: mpiexec
+ * does not read the hosts' topology (each host maps its own at MPI_Init), so
+ * it cannot work out N x sockets per host as Open MPI's daemons do. */
+static int opt_ppr_needs_n(const struct mpx_opts *o, int np)
+{
+    if (!o->ppr_local || np)
+        return 0;
+    fprintf(stderr, "mpiexec: --map-by %s needs -n: mpiexec does not know the sockets, NUMA "
+            "nodes, caches or cores of the hosts (each host places its ranks on its own "
+            "topology at MPI_Init, and fails naming the host when it got more than fit); "
+            "give the number of ranks, and -ppn or the hosts' slots for how many go to each "
+            "host\n", o->ppr_local);
+    return MPX_EXIT_USAGE;
 }
 
 int mpx_opts_parse(int argc, char **argv, struct mpx_opts *o, int *done)
@@ -560,12 +471,12 @@ int mpx_opts_parse(int argc, char **argv, struct mpx_opts *o, int *done)
         }
         if (st.i >= st.argc && o->napps == 0 && o->dry_run && !o->file_args) {
             o->np = st.cur.np; /* the placement needs no program, only -n */
-            return 0;
+            return opt_ppr_needs_n(o, o->np);
         }
         if (st.i >= st.argc || !strcmp(st.argv[st.i], ":")) {
             if (o->napps == 0)
                 fprintf(stderr, "mpiexec: no program given%s\n%s", o->file_args ?
-                        " in the config file" : "", o->file_args ? "" : opt_usage);
+                        " in the config file" : "", o->file_args ? "" : mpx_usage);
             else
                 fprintf(stderr, "mpiexec: no program given after the options of program %d "
                         "(each ':' must be followed by a program)\n", o->napps + 1);
@@ -598,7 +509,7 @@ int mpx_opts_parse(int argc, char **argv, struct mpx_opts *o, int *done)
             return MPX_EXIT_USAGE;
         }
     }
-    return 0;
+    return opt_ppr_needs_n(o, o->np);
 }
 
 /* Options the mpiexec of a spawned job does not take from the first one:
@@ -630,10 +541,8 @@ char **mpx_opts_respawn(const struct mpx_opts *o, const char *self, int fd)
         const char *a = o->cmdline[i];
         if (!a || a[0] != '-' || !strcmp(a, "--")) /* the first program: the options end */
             break;
-        int n = 1 + opt_takes_one(a) + 2 * (opt_is(a, "-genv", "--genv") ||
-                                            opt_is(a, "-env", "--env") ||
-                                            opt_is(a, "--mca", "-mca") ||
-                                            opt_is(a, "--gmca", "-gmca"));
+        const struct mpx_opt_spec *sp = mpx_opt_find(a);
+        int n = 1 + (sp ? mpx_opt_words(sp, i + 1 < o->ncmdline ? o->cmdline[i + 1] : NULL) : 0);
         for (int j = 0; !opt_not_inherited(a) && j < n && i + j < o->ncmdline; j++)
             v[k++] = strdup(o->cmdline[i + j]);
         i += n - 1;
