@@ -10,11 +10,13 @@
  * poller (am.c) serves.
  *
  * A shared window's memory is one POSIX shared-memory segment per window,
- * made by the window's rank 0 and mapped by every member; each member's
- * part starts on a cache line (contiguous unless alloc_shared_noncontig
- * asks for page-aligned parts). Its name starts with "/<jobid>-" so the
- * launcher removes it if the job dies before the segment is unlinked,
- * which happens as soon as every member has mapped it.
+ * made by the window's rank 0 and mapped by every member. The parts of
+ * MPI_Win_allocate_shared are contiguous, as MPI-3.1 11.2.3 says (part r+1
+ * starts right after part r's last byte, the first on a cache line), unless
+ * alloc_shared_noncontig asks for page-aligned parts; MPI_Win_allocate's,
+ * which no member sees but its own, start on cache lines. Its name starts
+ * with "/<jobid>-" so the launcher removes it if the job dies before the
+ * segment is unlinked, which happens as soon as every member has mapped it.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -198,8 +200,8 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
     return win_publish(fn, comm, w, base, size, disp_unit, win);
 }
 
-static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint size, int noncontig,
-                          int raise);
+static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint size,
+                          size_t part_align, int raise);
 
 #pragma weak MPI_Win_allocate = PMPI_Win_allocate
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
@@ -215,7 +217,7 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
         return create_fail(w, rc, win);
     /* One node: a shared segment, so that operations are loads and stores; private
      * memory (operations as messages) when /dev/shm cannot hold it. */
-    if (w->node_local && faro_rma_direct_wanted() && !shared_segment(fn, comm, w, size, 0, 0)) {
+    if (w->node_local && faro_rma_direct_wanted() && !shared_segment(fn, comm, w, size, 64, 0)) {
         *(void **)baseptr = w->base;
         return win_publish(fn, comm, w, w->base, size, disp_unit, win);
     }
@@ -231,9 +233,10 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
 }
 
 /* Map the node's segment for a shared window: rank 0 creates it with the
- * parts of every member, the others open it once it exists. */
-static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint size, int noncontig,
-                          int raise)
+ * parts of every member, each rounded up to part_align bytes (1: contiguous),
+ * after the lock lines; the others open it once it exists. */
+static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint size,
+                          size_t part_align, int raise)
 {
     MPI_Comm c = w->comm;
     int n = c->size;
@@ -244,12 +247,12 @@ static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint siz
         free(sizes);
         return raise ? faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn) : rc;
     }
-    size_t align = noncontig ? (size_t)sysconf(_SC_PAGESIZE) : 64, off = 0;
+    size_t align = part_align > 64 ? part_align : 64, off = 0;
     size_t total = (faro_rma_direct_header(n) + align - 1) / align * align; /* lock lines */
     for (int r = 0; r < n; r++) {
         if (r == c->rank)
             off = total;
-        total += ((size_t)sizes[r] + align - 1) / align * align;
+        total += ((size_t)sizes[r] + part_align - 1) / part_align * part_align;
     }
     free(sizes);
     char name[300];
@@ -310,7 +313,9 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
                                        "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED))", fn),
                            win);
     }
-    if ((rc = shared_segment(fn, comm, w, size, info_true(info, "alloc_shared_noncontig"), 1)))
+    size_t part_align = info_true(info, "alloc_shared_noncontig") ? (size_t)sysconf(_SC_PAGESIZE)
+                                                                   : 1;
+    if ((rc = shared_segment(fn, comm, w, size, part_align, 1)))
         return create_fail(w, rc, win);
     *(void **)baseptr = w->base;
     return win_publish(fn, comm, w, w->base, size, disp_unit, win);
