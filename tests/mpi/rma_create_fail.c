@@ -2,7 +2,7 @@
  * rma_create_fail: window creation is collective, so a failure at one
  * member is an error at every member, not a hang of the others:
  *   - MPI_Win_allocate where only the last rank cannot have its memory (an
- *     address-space limit just above what it uses, 64 MiB asked for there):
+ *     address-space limit 48 MiB above what it uses, 64 MiB asked for there):
  *     that rank gets MPI_ERR_NO_MEM, every other rank MPI_ERR_NO_MEM too with
  *     a message naming the rank that failed, and every handle is
  *     MPI_WIN_NULL. On one node the shared segment is tried first (the last
@@ -39,12 +39,21 @@ int main(int argc, char **argv)
     tu_init(&argc, &argv, "rma_create_fail");
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int last = tu_size - 1;
+    /* every connection made first: a transport's own pools (libfabric's) are not
+     * what the limit is for */
+    int *cells = tu_malloc((size_t)tu_size * sizeof *cells);
+    int *back = tu_malloc((size_t)tu_size * sizeof *back);
+    for (int r = 0; r < tu_size; r++)
+        cells[r] = tu_rank;
+    TU_CHECK(MPI_Alltoall(cells, 1, MPI_INT, back, 1, MPI_INT, MPI_COMM_WORLD));
+    free(cells);
+    free(back);
     struct rlimit old;
     TU_ASSERT(getrlimit(RLIMIT_AS, &old) == 0, "getrlimit failed");
     if (tu_rank == last) {
         unsigned long long vm = tu_vm_size();
         TU_ASSERT(vm > 0, "cannot read VmSize");
-        struct rlimit tight = {(rlim_t)(vm + (16u << 20)), old.rlim_max};
+        struct rlimit tight = {(rlim_t)(vm + (48u << 20)), old.rlim_max};
         TU_ASSERT(setrlimit(RLIMIT_AS, &tight) == 0, "setrlimit failed");
     }
     MPI_Aint size = tu_rank == last ? BIG : 64;
