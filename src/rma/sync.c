@@ -108,6 +108,19 @@ int faro_rma_complete(const char *fn, MPI_Win win, int target, int ack)
     return rc;
 }
 
+/* Each synchronization call takes its own assertions (MPI-3.1 11.5.5); a bit
+ * outside them is MPI_ERR_ASSERT, before anything happens. */
+static int check_assert(const char *fn, MPI_Win win, int assert, int takes, const char *names)
+{
+    if (assert & ~takes)
+        return faro_win_err(win, MPI_ERR_ASSERT, "%s: assert %#x has bits this call does not "
+                            "take (0 or an OR of %s)", fn, (unsigned)assert, names);
+    return MPI_SUCCESS;
+}
+
+#define FENCE_ASSERTS (MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)
+#define POST_ASSERTS (MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT)
+
 /* ---- fence ---- */
 
 #pragma weak MPI_Win_fence = PMPI_Win_fence
@@ -117,6 +130,10 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     FARO_LOCKED;
     CHECK_WIN(fn, win);
     struct faro_rma_origin *o = win->o;
+    int arc = check_assert(fn, win, assert, FENCE_ASSERTS, "MPI_MODE_NOSTORE, MPI_MODE_NOPUT, "
+                           "MPI_MODE_NOPRECEDE, MPI_MODE_NOSUCCEED");
+    if (arc)
+        return arc;
     if (o->nlocks || o->lock_all || o->naccess >= 0 || win->t->exposure >= 0)
         return faro_win_err(win, MPI_ERR_RMA_SYNC, "%s: another epoch is open on the window "
                             "(%s)", fn, o->nlocks || o->lock_all ? "a passive-target lock"
@@ -166,9 +183,12 @@ static int *group_ranks(const char *fn, MPI_Win win, MPI_Group g, int *n, int *r
 int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
     static const char fn[] = "MPI_Win_post";
-    (void)assert;
     FARO_LOCKED;
     CHECK_WIN(fn, win);
+    int arc = check_assert(fn, win, assert, POST_ASSERTS, "MPI_MODE_NOCHECK, MPI_MODE_NOSTORE, "
+                           "MPI_MODE_NOPUT");
+    if (arc)
+        return arc;
     if (win->t->exposure >= 0)
         return faro_win_err(win, MPI_ERR_RMA_SYNC, "%s: an exposure epoch is already open "
                             "(MPI_Win_wait or MPI_Win_test ends it)", fn);
@@ -189,9 +209,11 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
 int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
     static const char fn[] = "MPI_Win_start";
-    (void)assert;
     FARO_LOCKED;
     CHECK_WIN(fn, win);
+    int arc = check_assert(fn, win, assert, MPI_MODE_NOCHECK, "MPI_MODE_NOCHECK");
+    if (arc)
+        return arc;
     struct faro_rma_origin *o = win->o;
     if (o->naccess >= 0)
         return faro_win_err(win, MPI_ERR_RMA_SYNC, "%s: an access epoch is already open "
@@ -383,6 +405,8 @@ int PMPI_Win_lock(int type, int rank, int assert, MPI_Win win)
     if (type != MPI_LOCK_SHARED && type != MPI_LOCK_EXCLUSIVE)
         return faro_win_err(win, MPI_ERR_LOCKTYPE, "%s: lock type %d is invalid "
                             "(MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE)", fn, type);
+    if ((rc = check_assert(fn, win, assert, MPI_MODE_NOCHECK, "MPI_MODE_NOCHECK")))
+        return rc;
     if (win->no_locks)
         return faro_win_err(win, MPI_ERR_RMA_SYNC, "%s: the window was created with the info "
                             "no_locks=true", fn);
@@ -428,6 +452,9 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     FARO_LOCKED;
     CHECK_WIN(fn, win);
     struct faro_rma_origin *o = win->o;
+    int arc = check_assert(fn, win, assert, MPI_MODE_NOCHECK, "MPI_MODE_NOCHECK");
+    if (arc)
+        return arc;
     if (win->no_locks)
         return faro_win_err(win, MPI_ERR_RMA_SYNC, "%s: the window was created with the info "
                             "no_locks=true", fn);

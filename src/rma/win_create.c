@@ -10,11 +10,13 @@
  * poller (am.c) serves.
  *
  * A shared window's memory is one POSIX shared-memory segment per window,
- * made by the window's rank 0 and mapped by every member; each member's
- * part starts on a cache line (contiguous unless alloc_shared_noncontig
- * asks for page-aligned parts). Its name starts with "/<jobid>-" so the
- * launcher removes it if the job dies before the segment is unlinked,
- * which happens as soon as every member has mapped it.
+ * made by the window's rank 0 and mapped by every member. The parts of
+ * MPI_Win_allocate_shared are contiguous, as MPI-3.1 11.2.3 says (part r+1
+ * starts right after part r's last byte, the first on a cache line), unless
+ * alloc_shared_noncontig asks for page-aligned parts; MPI_Win_allocate's,
+ * which no member sees but its own, start on cache lines. Its name starts
+ * with "/<jobid>-" so the launcher removes it if the job dies before the
+ * segment is unlinked, which happens as soon as every member has mapped it.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -147,31 +149,66 @@ static int create_fail(MPI_Win w, int rc, MPI_Win *win)
     return rc;
 }
 
+/* Creation is collective: a member that fails a step (raising its error:
+ * rc) must not leave the others waiting in the next exchange. After
+ * win_new, every member tells the others its outcome over comm (one
+ * allreduce); win_publish carries it in the exchange of the parts. A member
+ * that did well raises the failing one's class, naming that rank. */
+static int other_failed(const char *fn, MPI_Comm comm, int errclass, int rank)
+{
+    char name[MPI_MAX_ERROR_STRING];
+    int len;
+    PMPI_Error_string(errclass, name, &len);
+    return faro_err(comm, errclass, "%s: the window could not be made at rank %d of the "
+                    "communicator (%s there); every member fails the call", fn, rank, name);
+}
+
+static int agree(const char *fn, MPI_Comm comm, int rc)
+{
+    int mine[2] = {0, comm->rank}, worst[2] = {0, 0};
+    if (rc)
+        PMPI_Error_class(rc, &mine[0]);
+    if (PMPI_Allreduce(mine, worst, 1, MPI_2INT, MPI_MAXLOC, comm) != MPI_SUCCESS && !rc)
+        return faro_err(comm, MPI_ERR_OTHER, "%s: agreeing on the window's creation failed",
+                        fn);
+    return rc ? rc : worst[0] ? other_failed(fn, comm, worst[0], worst[1]) : MPI_SUCCESS;
+}
+
 /* This member's part is base (shared windows: set already), size bytes in
  * units of disp_unit: publish it, go live on the poller's list, and hand
- * the window to the program (or destroy it on failure). */
+ * the window to the program (or destroy it on failure). rc: this member's
+ * failure so far (raised already), which every member learns here. */
 static int win_publish(const char *fn, MPI_Comm comm, MPI_Win w, void *base, MPI_Aint size,
-                       int disp_unit, MPI_Win *win)
+                       int disp_unit, int rc, MPI_Win *win)
 {
     if (!w->seg)
         w->base = base;
     w->size = size;
     w->disp_unit = disp_unit;
-    struct faro_win_rank me = {(uint64_t)(uintptr_t)w->base, (uint64_t)w->size, w->disp_unit};
+    if (!rc && faro_rma_thread_start())
+        rc = faro_err(comm, MPI_ERR_OTHER, "%s: FARO_ASYNC_PROGRESS is set but its progress "
+                      "thread cannot start (out of threads or memory?)", fn);
+    /* A member that failed publishes minus its error class as its unit. */
+    int failed = 0;
+    if (rc)
+        PMPI_Error_class(rc, &failed);
+    struct faro_win_rank me = {(uint64_t)(uintptr_t)w->base, (uint64_t)w->size,
+                               failed ? -failed : w->disp_unit};
     if (w->seg)
         me.base = (uint64_t)((char *)w->base - (char *)w->seg);
-    int rc = PMPI_Allgather(&me, (int)sizeof me, MPI_BYTE, w->ranks, (int)sizeof me, MPI_BYTE,
-                            w->comm);
-    /* The program's memory (every member alike): single-copy keys where a transport has them. */
-    if (!rc && !w->seg && w->flavor != MPI_WIN_FLAVOR_DYNAMIC && faro_rma_direct_wanted())
-        rc = faro_rma_single_init(w);
+    int xrc = PMPI_Allgather(&me, (int)sizeof me, MPI_BYTE, w->ranks, (int)sizeof me, MPI_BYTE,
+                             w->comm);
     if (rc)
+        return create_fail(w, rc, win);
+    for (int r = 0; !xrc && r < w->comm->size; r++)
+        if (w->ranks[r].disp_unit <= 0)
+            return create_fail(w, other_failed(fn, comm, (int)-w->ranks[r].disp_unit, r), win);
+    /* The program's memory (every member alike): single-copy keys where a transport has them. */
+    if (!xrc && !w->seg && w->flavor != MPI_WIN_FLAVOR_DYNAMIC && faro_rma_direct_wanted())
+        xrc = faro_rma_single_init(w);
+    if (xrc)
         return create_fail(w, faro_err(comm, MPI_ERR_OTHER, "%s: exchanging the window's "
                                        "addresses failed", fn), win);
-    if (faro_rma_thread_start())
-        return create_fail(w, faro_err(comm, MPI_ERR_OTHER, "%s: FARO_ASYNC_PROGRESS is set "
-                                       "but its progress thread cannot start (out of threads "
-                                       "or memory?)", fn), win);
     w->next = faro_rma_windows;
     faro_rma_windows = w;
     if (poller < 0 && (poller = faro_progress_register(faro_rma_poll, NULL)) < 0)
@@ -193,13 +230,13 @@ int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI
         return faro_err(comm, MPI_ERR_ARG, "%s: base is NULL but size is %ld", fn,
                         (long)size);
     MPI_Win w = NULL;
-    if ((rc = win_new(fn, comm, info, MPI_WIN_FLAVOR_CREATE, &w)))
+    if ((rc = agree(fn, comm, win_new(fn, comm, info, MPI_WIN_FLAVOR_CREATE, &w))))
         return create_fail(w, rc, win);
-    return win_publish(fn, comm, w, base, size, disp_unit, win);
+    return win_publish(fn, comm, w, base, size, disp_unit, MPI_SUCCESS, win);
 }
 
-static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint size, int noncontig,
-                          int raise);
+static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint size,
+                          size_t part_align, int raise);
 
 #pragma weak MPI_Win_allocate = PMPI_Win_allocate
 int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
@@ -211,29 +248,29 @@ int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm
     if (rc)
         return rc;
     MPI_Win w = NULL;
-    if ((rc = win_new(fn, comm, info, MPI_WIN_FLAVOR_ALLOCATE, &w)))
+    if ((rc = agree(fn, comm, win_new(fn, comm, info, MPI_WIN_FLAVOR_ALLOCATE, &w))))
         return create_fail(w, rc, win);
     /* One node: a shared segment, so that operations are loads and stores; private
      * memory (operations as messages) when /dev/shm cannot hold it. */
-    if (w->node_local && faro_rma_direct_wanted() && !shared_segment(fn, comm, w, size, 0, 0)) {
+    if (w->node_local && faro_rma_direct_wanted() && !shared_segment(fn, comm, w, size, 64, 0)) {
         *(void **)baseptr = w->base;
-        return win_publish(fn, comm, w, w->base, size, disp_unit, win);
+        return win_publish(fn, comm, w, w->base, size, disp_unit, MPI_SUCCESS, win);
     }
     void *mem = NULL;
     if (size > 0 && posix_memalign(&mem, 64, (size_t)size))
         mem = NULL;
     w->owned = mem;
     if (size > 0 && !mem)
-        return create_fail(w, faro_err(comm, MPI_ERR_NO_MEM, "%s: cannot allocate %ld bytes",
-                                       fn, (long)size), win);
+        rc = faro_err(comm, MPI_ERR_NO_MEM, "%s: cannot allocate %ld bytes", fn, (long)size);
     *(void **)baseptr = mem;
-    return win_publish(fn, comm, w, mem, size, disp_unit, win);
+    return win_publish(fn, comm, w, mem, size, disp_unit, rc, win);
 }
 
 /* Map the node's segment for a shared window: rank 0 creates it with the
- * parts of every member, the others open it once it exists. */
-static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint size, int noncontig,
-                          int raise)
+ * parts of every member, each rounded up to part_align bytes (1: contiguous),
+ * after the lock lines; the others open it once it exists. */
+static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint size,
+                          size_t part_align, int raise)
 {
     MPI_Comm c = w->comm;
     int n = c->size;
@@ -244,12 +281,12 @@ static int shared_segment(const char *fn, MPI_Comm comm, MPI_Win w, MPI_Aint siz
         free(sizes);
         return raise ? faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn) : rc;
     }
-    size_t align = noncontig ? (size_t)sysconf(_SC_PAGESIZE) : 64, off = 0;
+    size_t align = part_align > 64 ? part_align : 64, off = 0;
     size_t total = (faro_rma_direct_header(n) + align - 1) / align * align; /* lock lines */
     for (int r = 0; r < n; r++) {
         if (r == c->rank)
             off = total;
-        total += ((size_t)sizes[r] + align - 1) / align * align;
+        total += ((size_t)sizes[r] + part_align - 1) / part_align * part_align;
     }
     free(sizes);
     char name[300];
@@ -301,7 +338,7 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
     if (rc)
         return rc;
     MPI_Win w = NULL;
-    if ((rc = win_new(fn, comm, info, MPI_WIN_FLAVOR_SHARED, &w)))
+    if ((rc = agree(fn, comm, win_new(fn, comm, info, MPI_WIN_FLAVOR_SHARED, &w))))
         return create_fail(w, rc, win);
     if (!w->node_local) { /* every member knows: they share the node map */
         return create_fail(w, faro_err(comm, MPI_ERR_RMA_SHARED, "%s: the communicator spans "
@@ -310,10 +347,12 @@ int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Co
                                        "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED))", fn),
                            win);
     }
-    if ((rc = shared_segment(fn, comm, w, size, info_true(info, "alloc_shared_noncontig"), 1)))
+    size_t part_align = info_true(info, "alloc_shared_noncontig") ? (size_t)sysconf(_SC_PAGESIZE)
+                                                                   : 1;
+    if ((rc = shared_segment(fn, comm, w, size, part_align, 1)))
         return create_fail(w, rc, win);
     *(void **)baseptr = w->base;
-    return win_publish(fn, comm, w, w->base, size, disp_unit, win);
+    return win_publish(fn, comm, w, w->base, size, disp_unit, MPI_SUCCESS, win);
 }
 
 #pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
@@ -351,9 +390,9 @@ int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
     if (rc)
         return rc;
     MPI_Win w = NULL;
-    if ((rc = win_new(fn, comm, info, MPI_WIN_FLAVOR_DYNAMIC, &w)))
+    if ((rc = agree(fn, comm, win_new(fn, comm, info, MPI_WIN_FLAVOR_DYNAMIC, &w))))
         return create_fail(w, rc, win);
-    return win_publish(fn, comm, w, MPI_BOTTOM, 0, 1, win);
+    return win_publish(fn, comm, w, MPI_BOTTOM, 0, 1, MPI_SUCCESS, win);
 }
 
 /* Attach and detach take dynamic windows only. */

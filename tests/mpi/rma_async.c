@@ -12,6 +12,8 @@
  * messages the target applies); with RMA_ASYNC_ALLOCATE=1 from
  * MPI_Win_allocate, which on one node is a shared segment the origin works
  * in itself: then it must pass without the progress thread too.
+ * RMA_ASYNC_TARGET=R makes rank R the target instead of rank 1 (on another
+ * host than rank 0 across test hosts).
  */
 #include <time.h>
 
@@ -21,6 +23,10 @@ int main(int argc, char **argv)
 {
     tu_init(&argc, &argv, "rma_async");
     tu_need_ranks(2);
+    int target = tu_env_int("RMA_ASYNC_TARGET", 1);
+    if (target < 1 || target >= tu_size)
+        tu_fail("RMA_ASYNC_TARGET=%d: the target must be a rank from 1 to %d", target,
+                tu_size - 1);
     int *mem = NULL;
     MPI_Win win;
     if (tu_env_int("RMA_ASYNC_ALLOCATE", 0))
@@ -31,7 +37,7 @@ int main(int argc, char **argv)
                                 MPI_INFO_NULL, MPI_COMM_WORLD, &win));
     mem[0] = mem[1] = 0;
     TU_CHECK(MPI_Barrier(MPI_COMM_WORLD));
-    if (tu_rank == 1) {
+    if (tu_rank == target) {
         volatile int *flag = mem;
         int iters = 0;
         struct timespec ts = {0, 10 * 1000 * 1000};
@@ -47,12 +53,12 @@ int main(int argc, char **argv)
                   "fetch-and-op was flushed before the put)", mem[1]);
     } else if (tu_rank == 0) {
         int five = 5, old = -1, one = 1;
-        TU_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win));
-        TU_CHECK(MPI_Fetch_and_op(&five, &old, MPI_INT, 1, 1, MPI_SUM, win));
-        TU_CHECK(MPI_Win_flush(1, win));
+        TU_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, target, 0, win));
+        TU_CHECK(MPI_Fetch_and_op(&five, &old, MPI_INT, target, 1, MPI_SUM, win));
+        TU_CHECK(MPI_Win_flush(target, win));
         TU_ASSERT(old == 0, "fetch_and_op fetched %d, expected 0", old);
-        TU_CHECK(MPI_Put(&one, 1, MPI_INT, 1, 0, 1, MPI_INT, win));
-        TU_CHECK(MPI_Win_unlock(1, win));
+        TU_CHECK(MPI_Put(&one, 1, MPI_INT, target, 0, 1, MPI_INT, win));
+        TU_CHECK(MPI_Win_unlock(target, win));
     }
     TU_CHECK(MPI_Barrier(MPI_COMM_WORLD));
     TU_CHECK(MPI_Win_free(&win));

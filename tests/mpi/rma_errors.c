@@ -17,7 +17,8 @@
  *   - synchronization out of order: unlock without lock, lock twice,
  *     flush without a lock, complete without start, wait without post, a
  *     fence inside a lock epoch, free with a lock held (MPI_ERR_RMA_SYNC);
- *     a bad lock type (MPI_ERR_LOCKTYPE);
+ *     a bad lock type (MPI_ERR_LOCKTYPE); an assertion the call does not take
+ *     (MPI_ERR_ASSERT: MPI_MODE_NOCHECK to a fence, NOPUT to a lock, ...);
  *   - flavour mismatches: shared_query on a created window, attach on a
  *     created window (MPI_ERR_RMA_FLAVOR); detach of memory never attached
  *     (MPI_ERR_RMA_ATTACH);
@@ -71,6 +72,20 @@ int main(int argc, char **argv)
     TU_EXPECT_CLASS(MPI_Win_wait(win), MPI_ERR_RMA_SYNC);
     TU_EXPECT_CLASS(MPI_Win_lock(12345, right, 0, win), MPI_ERR_LOCKTYPE);
     TU_EXPECT_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, size, 0, win), MPI_ERR_RANK);
+    /* assertions the call does not take (MPI-3.1 11.5.5): no epoch opens */
+    MPI_Group all;
+    MPI_Comm_group(MPI_COMM_WORLD, &all);
+    rc = MPI_Win_fence(MPI_MODE_NOCHECK, win);
+    TU_EXPECT_CLASS(rc, MPI_ERR_ASSERT);
+    MPI_Error_string(rc, msg, &len);
+    TU_ASSERT(strstr(msg, "MPI_Win_fence") && strstr(msg, "MPI_MODE_NOSUCCEED"), "message "
+              "\"%s\" does not name the call and the assertions it takes", msg);
+    TU_EXPECT_CLASS(MPI_Win_fence(1 << 20, win), MPI_ERR_ASSERT);
+    TU_EXPECT_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, right, MPI_MODE_NOPUT, win), MPI_ERR_ASSERT);
+    TU_EXPECT_CLASS(MPI_Win_lock_all(MPI_MODE_NOSTORE, win), MPI_ERR_ASSERT);
+    TU_EXPECT_CLASS(MPI_Win_post(all, MPI_MODE_NOSUCCEED, win), MPI_ERR_ASSERT);
+    TU_EXPECT_CLASS(MPI_Win_start(all, MPI_MODE_NOPRECEDE, win), MPI_ERR_ASSERT);
+    MPI_Group_free(&all);
 
     TU_CHECK(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win));
     TU_EXPECT_CLASS(MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win), MPI_ERR_RMA_SYNC);

@@ -12,20 +12,6 @@
 
 #include "util.h"
 
-/* The process's virtual size in bytes (0: unknown). */
-static unsigned long long vm_size(void)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    unsigned long long kb = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "VmSize: %llu kB", &kb) == 1)
-            break;
-    if (f)
-        fclose(f);
-    return kb * 1024;
-}
-
 int main(int argc, char **argv)
 {
     tu_init(&argc, &argv, "rma_thread_fail");
@@ -34,7 +20,7 @@ int main(int argc, char **argv)
     MPI_Win win = MPI_WIN_NULL;
     struct rlimit old;
     TU_ASSERT(getrlimit(RLIMIT_AS, &old) == 0, "getrlimit failed");
-    unsigned long long vm = vm_size();
+    unsigned long long vm = tu_vm_size();
     TU_ASSERT(vm > 0, "cannot read VmSize");
     struct rlimit tight = {(rlim_t)(vm + (2u << 20)), old.rlim_max};
     TU_ASSERT(setrlimit(RLIMIT_AS, &tight) == 0, "setrlimit failed");

@@ -13,7 +13,11 @@
  *   - user attributes with a delete callback run at MPI_Win_free;
  *   - MPI_Win_c2f / f2c;
  *   - MPI_Win_shared_query with contiguous parts and with
- *     alloc_shared_noncontig, and MPI_PROC_NULL;
+ *     alloc_shared_noncontig, and MPI_PROC_NULL; without
+ *     alloc_shared_noncontig the parts are contiguous (MPI-3.1 11.2.3:
+ *     each starts right after the previous one's last byte) for sizes that
+ *     are not multiples of a cache line and a zero size in the middle, as
+ *     every member sees them;
  *   - a window over a sub-communicator (odd ranks) whose ranks differ from
  *     MPI_COMM_WORLD's.
  */
@@ -117,6 +121,48 @@ static void errhandlers(MPI_Win win)
     TU_CHECK(MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN));
 }
 
+/* Parts of 41, 0 (in the middle), 43, 44... bytes: part r+1 starts at part r's
+ * base + size, in every member's view, and a store through one part's pointer
+ * is the byte another member reads at the same address. */
+static void shared_contiguous(MPI_Comm node)
+{
+    int nrank, nsize;
+    MPI_Comm_rank(node, &nrank);
+    MPI_Comm_size(node, &nsize);
+    MPI_Aint mysize = nrank == 1 && nsize > 2 ? 0 : 41 + nrank;
+    char *sbase;
+    MPI_Win win;
+    TU_CHECK(MPI_Win_allocate_shared(mysize, 1, MPI_INFO_NULL, node, &sbase, &win));
+    for (MPI_Aint i = 0; i < mysize; i++)
+        sbase[i] = (char)(3 * nrank + i);
+    TU_CHECK(MPI_Win_fence(0, win));
+    char *first = NULL, *next = NULL;
+    for (int r = 0; r < nsize; r++) {
+        MPI_Aint qs;
+        int qu;
+        char *qb;
+        TU_CHECK(MPI_Win_shared_query(win, r, &qs, &qu, &qb));
+        MPI_Aint want = r == 1 && nsize > 2 ? 0 : 41 + r;
+        TU_ASSERT(qs == want && qu == 1, "contiguous shared window: shared_query(%d) size %ld, "
+                  "expected %ld", r, (long)qs, (long)want);
+        if (r == 0)
+            first = qb;
+        else if (qs > 0) /* a zero-size part has no bytes: its address is not checked */
+            TU_ASSERT(qb == next, "contiguous shared window: part %d starts %ld bytes after "
+                      "part 0, expected %ld (right after part %d's last byte)", r,
+                      (long)(qb - first), (long)(next - first), r - 1);
+        next = (qs > 0 ? qb : next) + qs;
+        for (MPI_Aint i = 0; i < qs; i++)
+            TU_ASSERT(qb[i] == (char)(3 * r + i), "contiguous shared window: part %d byte %ld "
+                      "is %d", r, (long)i, qb[i]);
+    }
+    if (nrank == 0)
+        TU_ASSERT(sbase == first, "contiguous shared window: rank 0's baseptr is not what "
+                  "shared_query(0) gives");
+    TU_CHECK(MPI_Win_fence(0, win));
+    TU_CHECK(MPI_Win_free(&win));
+}
+
 int main(int argc, char **argv)
 {
     tu_init(&argc, &argv, "rma_win");
@@ -208,6 +254,7 @@ int main(int argc, char **argv)
         TU_CHECK(MPI_Win_free(&win));
         MPI_Info_free(&info);
     }
+    shared_contiguous(node);
     MPI_Comm_free(&node);
 
     /* a window over the odd ranks: window ranks are not world ranks */

@@ -29,6 +29,8 @@
  *                      Do not call it while an MPI_ANY_TAG receive from
  *                      MPI_ANY_SOURCE is pending: it uses tag TU_TAG_SYNC.
  *   tu_token_send/recv a zero-byte "go" message on a given tag.
+ *   tu_vm_size()       the process's virtual size in bytes (0: unknown), to
+ *                      set an address-space limit just above it.
  */
 #ifndef FARO_TESTS_MPI_UTIL_H
 #define FARO_TESTS_MPI_UTIL_H
@@ -335,6 +337,19 @@ static inline TU_PRINTF(4, 5) void tu_check_fill(const void *buf, size_t n, unsi
                     p[i]);
         }
     }
+}
+
+static inline unsigned long long tu_vm_size(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    unsigned long long kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmSize: %llu kB", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb * 1024;
 }
 
 static inline void *tu_malloc(size_t n)
