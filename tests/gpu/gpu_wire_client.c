@@ -16,6 +16,11 @@
  *             session (exit 0 when the connection is lost)
  *   hold      HELLO, MALLOC 64 MiB, then sends one-way H2D chunks forever
  *             (prints "copying" once started): the test kills it mid-copy
+ *   kernel F  loads fatbin F (tests/gpu/cuda/gpucore_kernels.cu) in chunks,
+ *             checks the kernels' parameter layouts, launches them (host
+ *             kernels from tests/gpu/gpucore_host_kernels.c) and checks the
+ *             results, a variable, and a sticky error after a faulting
+ *             launch until DEVICE_RESET
  */
 #include "config.h"
 
@@ -53,6 +58,8 @@ static void fail(const char *fmt, const char *what)
     exit(1);
 }
 
+static uint32_t kparams[2 * FARO_GPU_PARAMS_MAX], kparams_n; /* a KERNEL_GET reply's list */
+
 static void on_message(void *owner, void *ctx, faro_gpu_peer_t *p, const struct faro_gpu_msg *m)
 {
     (void)owner;
@@ -73,6 +80,10 @@ static void on_message(void *owner, void *ctx, faro_gpu_peer_t *p, const struct 
         if (!(m->h.flags & FARO_GPU_F_LAST))
             return;
     }
+    if (m->h.op == FARO_GPU_OP_KERNEL_GET)
+        for (kparams_n = 0; kparams_n < m->ntail; kparams_n++)
+            faro_gpu_tail_pair(m, kparams_n, &kparams[2 * kparams_n],
+                               &kparams[2 * kparams_n + 1]);
     want.status = m->h.status;
     want.deferred = m->h.deferred;
     memcpy(want.a, m->a, sizeof want.a);
@@ -238,6 +249,151 @@ static int basic(int alone)
     return 0;
 }
 
+static uint64_t kernel_get(uint64_t module, const char *name, const uint32_t *offs,
+                           const uint32_t *sizes, uint32_t n, uint32_t bytes)
+{
+    uint64_t a[FARO_GPU_ARGS_MAX] = { module };
+    uint8_t args[FARO_GPU_ARGS_BYTES];
+    struct faro_gpu_hdr h = { .op = FARO_GPU_OP_KERNEL_GET, .flags = FARO_GPU_F_REPLY,
+                              .seq = ++seq };
+    int alen = faro_gpu_args_encode(FARO_GPU_OP_KERNEL_GET, 0, a, NULL, args);
+    want.seq = h.seq;
+    want.done = 0;
+    kparams_n = 0;
+    faro_gpu_chan_send(ch, peer, &h, args, (size_t)alen, name, strlen(name));
+    wait_reply("KERNEL_GET");
+    if (want.status)
+        fail("KERNEL_GET %s failed", name);
+    if (want.a[1] != n || want.a[2] != bytes || kparams_n != n)
+        fail("KERNEL_GET %s: wrong parameter count or buffer size", name);
+    for (uint32_t i = 0; i < n; i++)
+        if (kparams[2 * i] != offs[i] || kparams[2 * i + 1] != sizes[i])
+            fail("KERNEL_GET %s: a parameter's offset or size differs from the cubin's", name);
+    return want.a[0];
+}
+
+static void launch(uint64_t kernel, uint32_t grid, uint32_t block, const void *p, size_t len)
+{
+    uint64_t a[FARO_GPU_ARGS_MAX] = { kernel, grid, 1, 1, block, 1, 1, 0, 0, 0 };
+    call(FARO_GPU_OP_LAUNCH, 0, a, p, len);
+}
+
+static int kernel(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    static uint8_t image[1 << 20];
+    size_t size = f ? fread(image, 1, sizeof image, f) : 0;
+    uint64_t a[FARO_GPU_ARGS_MAX] = { 0 };
+    if (f)
+        fclose(f);
+    if (!size)
+        fail("cannot read %s", path);
+    hello();
+    /* the image in 1 KiB chunks, so it is assembled from several */
+    for (size_t off = 0; off < size; off += 1024) {
+        size_t n = size - off < 1024 ? size - off : 1024;
+        uint64_t m[FARO_GPU_ARGS_MAX] = { size, off, 7 };
+        int last = off + n == size;
+        if (call(FARO_GPU_OP_MODULE_LOAD, last ? FARO_GPU_F_LAST | FARO_GPU_F_REPLY : 0, m,
+                 image + off, n))
+            fail("MODULE_LOAD of %s failed", path);
+    }
+    uint64_t module = want.a[0];
+    static const uint32_t axpy_off[] = { 0, 8, 16, 20 }, axpy_size[] = { 8, 8, 4, 4 };
+    static const uint32_t mix_off[] = { 0, 8, 32, 40 }, mix_size[] = { 8, 24, 8, 2 };
+    uint64_t axpy = kernel_get(module, "_Z12gpucore_axpyPfPKffi", axpy_off, axpy_size, 4, 24);
+    uint64_t mix = kernel_get(module, "_Z11gpucore_mixPd3mixys", mix_off, mix_size, 4, 42);
+
+    enum { N = 1000 };
+    float x[N], y[N], back[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)i;
+        y[i] = 1.0f;
+    }
+    a[0] = sizeof x;
+    call(FARO_GPU_OP_MALLOC, FARO_GPU_F_REPLY, a, NULL, 0);
+    uint64_t dx = want.a[0];
+    call(FARO_GPU_OP_MALLOC, FARO_GPU_F_REPLY, a, NULL, 0);
+    uint64_t dy = want.a[0];
+    h2d(dx, (uint8_t *)x, sizeof x);
+    h2d(dy, (uint8_t *)y, sizeof y);
+    uint8_t p[42] = { 0 };
+    float alpha = 2.0f;
+    int32_t n = N;
+    memcpy(p, &dy, 8); /* little-endian hosts: the GPU's own layout */
+    memcpy(p + 8, &dx, 8);
+    memcpy(p + 16, &alpha, 4);
+    memcpy(p + 20, &n, 4);
+    launch(axpy, (N + 255) / 256, 256, p, 24);
+    d2h((uint8_t *)back, dy, sizeof back);
+    if (want.deferred)
+        fail("the axpy launch failed (%s)", "deferred error");
+    for (int i = 0; i < N; i++)
+        if (back[i] != 2.0f * (float)i + 1.0f)
+            fail("axpy: a result differs from %s", "2 * x + y");
+
+    /* the struct parameter at its offset, and the short at 40 */
+    int32_t mi = 3;
+    float mf = 0.5f;
+    double md = 100.0, out = 0;
+    uint64_t mu = 1000;
+    int16_t ms = -7;
+    memset(p, 0, sizeof p);
+    memcpy(p, &dx, 8);
+    memcpy(p + 8, &mi, 4);
+    memcpy(p + 12, &mf, 4);
+    memcpy(p + 16, &md, 8);
+    p[8 + 18] = 9;
+    memcpy(p + 32, &mu, 8);
+    memcpy(p + 40, &ms, 2);
+    launch(mix, 1, 1, p, 42);
+    d2h((uint8_t *)&out, dx, sizeof out);
+    if (out != 3 + 0.5 + 100.0 + 9 + 1000 - 7)
+        fail("mix: the result does not add up the %s", "struct, u64 and short parameters");
+
+    /* a __device__ variable: look it up, write, read back */
+    uint64_t v[FARO_GPU_ARGS_MAX] = { module };
+    struct faro_gpu_hdr h = { .op = FARO_GPU_OP_VAR_GET, .flags = FARO_GPU_F_REPLY,
+                              .seq = ++seq };
+    uint8_t args[FARO_GPU_ARGS_BYTES];
+    int alen = faro_gpu_args_encode(FARO_GPU_OP_VAR_GET, 0, v, NULL, args);
+    want.seq = h.seq;
+    want.done = 0;
+    faro_gpu_chan_send(ch, peer, &h, args, (size_t)alen, "gpucore_counter", 15);
+    wait_reply("VAR_GET");
+    if (want.status || want.a[1] != 4)
+        fail("VAR_GET gpucore_counter: failed or not %s", "4 bytes");
+    uint64_t dv = want.a[0];
+    int32_t c = 4242, cb = 0;
+    h2d(dv, (uint8_t *)&c, 4);
+    d2h((uint8_t *)&cb, dv, 4);
+    if (cb != 4242)
+        fail("gpucore_counter: read back %s", "another value");
+
+    /* a wrong parameter buffer size is refused */
+    launch(axpy, 1, 1, p, 20);
+    call(FARO_GPU_OP_GET_LAST_ERROR, FARO_GPU_F_REPLY, a, NULL, 0);
+    if (want.deferred != FARO_GPU_ERR_INVALID_VALUE)
+        fail("a launch with 20 parameter bytes for 24 was not refused (%s)",
+             "cudaErrorInvalidValue");
+    /* a faulting launch (y points nowhere) poisons the session until reset */
+    uint64_t nowhere = 0x10;
+    memcpy(p, &nowhere, 8);
+    memcpy(p + 8, &dx, 8);
+    memcpy(p + 16, &alpha, 4);
+    memcpy(p + 20, &n, 4);
+    launch(axpy, 4, 256, p, 24);
+    a[0] = 64;
+    if (call(FARO_GPU_OP_MALLOC, FARO_GPU_F_REPLY, a, NULL, 0) != FARO_GPU_ERR_ILLEGAL_ADDRESS)
+        fail("after a faulting launch, MALLOC did not fail with %s", "cudaErrorIllegalAddress");
+    call(FARO_GPU_OP_DEVICE_RESET, FARO_GPU_F_REPLY, a, NULL, 0);
+    if (call(FARO_GPU_OP_MALLOC, FARO_GPU_F_REPLY, a, NULL, 0))
+        fail("after DEVICE_RESET, MALLOC still %s", "failed");
+    call(FARO_GPU_OP_BYE, 0, a, NULL, 0);
+    printf("gpu_wire_client: kernel: all checks passed\n");
+    return 0;
+}
+
 static int wait_lost(const char *mode)
 {
     time_t end = time(NULL) + WAIT_S;
@@ -310,13 +466,14 @@ int main(int argc, char **argv)
     size_t keylen;
     char err[512];
 
-    if (argc != 3) {
-        fprintf(stderr, "usage: gpu_wire_client basic|busy|refused|garbage[0-2]|hold HOST:PORT\n");
+    if (argc != 3 && !(argc == 4 && !strcmp(argv[1], "kernel"))) {
+        fprintf(stderr, "usage: gpu_wire_client basic|busy|refused|garbage[0-2]|hold|"
+                "kernel FATBIN HOST:PORT\n");
         return 2;
     }
     if (faro_gpu_key_load(getenv("FARO_GPU_KEY_FILE"), "FARO_GPU_KEY", key, &keylen, err,
                           sizeof err) < 0 ||
-        faro_gpu_chan_connect(argv[2], key, keylen, &cb, NULL, NULL, &ch, &peer, err,
+        faro_gpu_chan_connect(argv[argc - 1], key, keylen, &cb, NULL, NULL, &ch, &peer, err,
                               sizeof err) < 0) {
         printf("gpu_wire_client: FAIL: %s\n", err);
         return 1;
@@ -327,6 +484,8 @@ int main(int argc, char **argv)
         return refused();
     if (!strncmp(argv[1], "garbage", 7))
         return garbage(atoi(argv[1] + 7));
+    if (!strcmp(argv[1], "kernel"))
+        return kernel(argv[2]);
     if (!strcmp(argv[1], "hold"))
         hold();
     fprintf(stderr, "gpu_wire_client: unknown mode %s\n", argv[1]);
