@@ -21,9 +21,10 @@ if [ ! -x "$nvcc" ]; then
     exit 77
 fi
 dir=$(mktemp -d /tmp/test-gpud-kernel.XXXXXX) || exit 99
+. "${srcdir:-..}/tests/gpu/gpud-lib.sh"
 srv=
 cleanup() {
-    [ -n "$srv" ] && kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
+    gpud_stop
     rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -37,22 +38,8 @@ fi
 unset FARO_GPU_KEY FARO_TCP_IF FARO_TCP_PORT
 printf 'kernel-test-key' >"$dir/key"
 chmod 600 "$dir/key"
-"$gpud" --backend host --host-kernels "$hostk" --key-file "$dir/key" --listen 127.0.0.1:0 \
-    >"$dir/out" 2>"$dir/err" &
-srv=$!
-port=
-for i in $(seq 100); do
-    port=$(sed -n 's/^faro-gpud: listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$dir/out")
-    [ -n "$port" ] && break
-    kill -0 "$srv" 2>/dev/null || break
-    sleep 0.1
-done
-if [ -z "$port" ]; then
-    echo "ERROR: faro-gpud did not say where it listens:" >&2
-    cat "$dir/out" "$dir/err" >&2
-    exit 99
-fi
-if FARO_GPU_KEY_FILE="$dir/key" timeout 60 "$client" kernel "$dir/k.fatbin" "127.0.0.1:$port"; then
+gpud_start "$dir" --backend host --host-kernels "$hostk" --key-file "$dir/key"
+if FARO_GPU_KEY_FILE="$dir/key" timeout 60 "$client" kernel "$dir/k.fatbin" "$addr"; then
     echo "test-gpud-kernel: all checks passed"
     exit 0
 fi

@@ -16,9 +16,10 @@ for f in "$gpud" "$client"; do
     [ -x "$f" ] || { echo "ERROR: $f is missing; run make check first" >&2; exit 99; }
 done
 dir=$(mktemp -d /tmp/test-gpud.XXXXXX) || exit 99
+. "${srcdir:-..}/tests/gpu/gpud-lib.sh"
 srv=
 cleanup() {
-    [ -n "$srv" ] && kill "$srv" 2>/dev/null && wait "$srv" 2>/dev/null
+    gpud_stop
     rm -rf "$dir"
 }
 trap cleanup EXIT
@@ -45,21 +46,7 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
         fail "--backend cuda without libcuda.so.1: exit $rc, output: $out"
 fi
 
-"$gpud" --backend host --key-file "$dir/key" --listen 127.0.0.1:0 >"$dir/out" 2>"$dir/err" &
-srv=$!
-port=
-for i in $(seq 100); do
-    port=$(sed -n 's/^faro-gpud: listening on 127\.0\.0\.1:\([0-9]*\) .*/\1/p' "$dir/out")
-    [ -n "$port" ] && break
-    kill -0 "$srv" 2>/dev/null || break
-    sleep 0.1
-done
-if [ -z "$port" ]; then
-    echo "ERROR: faro-gpud did not say where it listens:" >&2
-    cat "$dir/out" "$dir/err" >&2
-    exit 99
-fi
-addr=127.0.0.1:$port
+gpud_start "$dir" --backend host --key-file "$dir/key"
 export FARO_GPU_KEY_FILE="$dir/key"
 
 alive() { kill -0 "$srv" 2>/dev/null || fail "faro-gpud died ($1)"; }
