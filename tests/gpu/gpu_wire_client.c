@@ -12,8 +12,13 @@
  *   busy      the same without that last check (other sessions at work)
  *   refused   expects the connection to be refused (a wrong key): exit 0 when
  *             it is lost without any reply
- *   garbage   HELLO, then malformed messages; expects the server to drop the
- *             session (exit 0 when the connection is lost)
+ *   garbageK  HELLO, then a malformed message (K: 0 random bytes, 1 a short
+ *             header, 2 LAUNCH with its fields cut; 3: MALLOC with no HELLO
+ *             first); expects the server to drop the session (exit 0 when
+ *             the connection is lost)
+ *   version   HELLO with protocol major 2: expects status 35
+ *             (cudaErrorInsufficientDriver) naming the server's version, then
+ *             the connection dropped
  *   hold      HELLO, MALLOC 64 MiB, then sends one-way H2D chunks forever
  *             (prints "copying" once started): the test kills it mid-copy
  *   kernel F  loads fatbin F (tests/gpu/cuda/gpucore_kernels.cu) in chunks,
@@ -429,18 +434,36 @@ static int garbage(int kind)
 {
     uint8_t junk[256];
     unsigned s = 12345;
-    hello();
+    if (kind != 3)
+        hello();
     for (size_t i = 0; i < sizeof junk; i++)
         junk[i] = (uint8_t)((s = s * 1103515245u + 12345u) >> 16);
     if (kind == 0) { /* random bytes as header and payload */
         faro_gpu_chan_send_raw(ch, peer, junk, 24, junk + 24, 200);
     } else if (kind == 1) { /* a header of the wrong length */
         faro_gpu_chan_send_raw(ch, peer, junk, 13, NULL, 0);
-    } else { /* LAUNCH with its fields cut short */
+    } else if (kind == 2) { /* LAUNCH with its fields cut short */
         struct faro_gpu_hdr h = { .op = FARO_GPU_OP_LAUNCH, .seq = 2 };
         faro_gpu_chan_send(ch, peer, &h, junk, 20, NULL, 0);
+    } else { /* a well-formed MALLOC, but before HELLO */
+        struct faro_gpu_hdr h = { .op = FARO_GPU_OP_MALLOC, .flags = FARO_GPU_F_REPLY,
+                                  .seq = 2 };
+        faro_gpu_chan_send(ch, peer, &h, junk, 8, NULL, 0);
     }
     return wait_lost("garbage");
+}
+
+static int version(void)
+{
+    uint64_t a[FARO_GPU_ARGS_MAX] = { 200, 13000, CHUNK, 0 };
+    int st = call(FARO_GPU_OP_HELLO, FARO_GPU_F_REPLY, a, "gpu_wire_client", 15);
+    if (st != FARO_GPU_ERR_INSUFFICIENT_DRIVER || want.a[0] != FARO_GPU_PROTO_VERSION) {
+        printf("gpu_wire_client: FAIL: version: HELLO with protocol 200 got status %d and "
+               "server version %llu (expected 35 and %d)\n", st,
+               (unsigned long long)want.a[0], FARO_GPU_PROTO_VERSION);
+        return 1;
+    }
+    return wait_lost("version");
 }
 
 _Noreturn static void hold(void)
@@ -484,6 +507,8 @@ int main(int argc, char **argv)
         return refused();
     if (!strncmp(argv[1], "garbage", 7))
         return garbage(atoi(argv[1] + 7));
+    if (!strcmp(argv[1], "version"))
+        return version();
     if (!strcmp(argv[1], "kernel"))
         return kernel(argv[2]);
     if (!strcmp(argv[1], "hold"))

@@ -4,7 +4,8 @@
 # library): one session's HELLO, allocations, copies both ways at sizes
 # around the chunk size, memset, D2D and free; three sessions at once; a
 # client with the wrong key is refused and the server still serves; garbage
-# after authentication drops that session only; a client killed mid-copy
+# after authentication or a request before HELLO drops that session only,
+# another protocol version is refused clearly; a client killed mid-copy
 # has its session (64 MiB) freed. Also: a key file others can read is
 # refused, and --backend cuda without libcuda.so.1 exits with a clear
 # message. Run from the top of the build tree.
@@ -88,8 +89,19 @@ out=$(FARO_GPU_KEY_FILE= FARO_GPU_KEY=not-the-key timeout 60 "$client" refused "
 alive "after a wrong key"
 run basic "a session after a wrong key"
 
-# Garbage after authentication: that session is dropped, the server goes on.
-for g in 0 1 2; do
+# A typed host name (resolved by the transport's connect).
+out=$(timeout 60 "$client" basic "localhost:${addr#*:}" 2>&1) || fail "basic through localhost: $out"
+
+# Another protocol major version: a clear refusal, then the session ends.
+c=$(closed)
+run version "protocol version mismatch"
+wait_closed $((c + 1)) "protocol version mismatch"
+grep -q "speaks GPU protocol 200, this server 100" "$dir/err" ||
+    fail "the server did not log the version mismatch"
+
+# Garbage after authentication (3: a request before HELLO): that session is
+# dropped, the server goes on.
+for g in 0 1 2 3; do
     c=$(closed)
     run garbage$g "garbage $g"
     wait_closed $((c + 1)) "garbage $g"
