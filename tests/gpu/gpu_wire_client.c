@@ -21,6 +21,8 @@
  *             the connection dropped
  *   hold      HELLO, MALLOC 64 MiB, then sends one-way H2D chunks forever
  *             (prints "copying" once started): the test kills it mid-copy
+ *   bw MiB    copies MiB both ways (chunk: FARO_GPU_CHUNK bytes, default 1m) and
+ *             prints the rates: a measure of the wire path, not a test
  *   kernel F  loads fatbin F (tests/gpu/cuda/gpucore_kernels.cu) in chunks,
  *             checks the kernels' parameter layouts, launches them (host
  *             kernels from tests/gpu/gpucore_host_kernels.c) and checks the
@@ -36,7 +38,8 @@
 
 #include "gpu/wire/channel.h"
 
-#define CHUNK (64u * 1024)
+#define CHUNK chunk
+static uint32_t chunk = 64u * 1024; /* bw: FARO_GPU_CHUNK */
 #define WAIT_S 20
 
 static faro_gpu_chan_t *ch;
@@ -141,7 +144,7 @@ static void hello(void)
     if (call(FARO_GPU_OP_HELLO, FARO_GPU_F_REPLY, a, "gpu_wire_client", 15))
         fail("HELLO refused with status %s", "!= 0");
     if (want.a[3] != CHUNK)
-        fail("HELLO: the server granted another chunk size than %s", "64k");
+        fail("HELLO: the server granted another chunk size than %s", "asked");
 }
 
 static void h2d(uint64_t dst, const uint8_t *src, uint64_t size)
@@ -179,7 +182,7 @@ static void fill(uint8_t *p, size_t n, unsigned seed)
 
 static int basic(int alone)
 {
-    static const uint64_t sizes[] = { 1, 4095, CHUNK - 1, CHUNK, CHUNK + 1, 5 * CHUNK + 17,
+    const uint64_t sizes[] = { 1, 4095, CHUNK - 1, CHUNK, CHUNK + 1, 5 * CHUNK + 17,
                                       1u << 20 };
     uint64_t a[FARO_GPU_ARGS_MAX] = { 0 };
     char what[64];
@@ -466,6 +469,34 @@ static int version(void)
     return wait_lost("version");
 }
 
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int bw(uint64_t mib)
+{
+    uint64_t size = mib << 20, a[FARO_GPU_ARGS_MAX] = { size };
+    uint8_t *buf = malloc(size);
+    hello();
+    if (!buf || call(FARO_GPU_OP_MALLOC, FARO_GPU_F_REPLY, a, NULL, 0))
+        fail("MALLOC of %s failed", "the buffer");
+    uint64_t d = want.a[0];
+    fill(buf, size, 1);
+    h2d(d, buf, size); /* warm-up: first touch of the server's pages */
+    double t0 = now_s();
+    h2d(d, buf, size);
+    double t1 = now_s();
+    d2h(buf, d, size);
+    double t2 = now_s();
+    printf("gpu_wire_client: bw: %llu MiB in %u-byte chunks: H2D %.0f MB/s, D2H %.0f MB/s\n",
+           (unsigned long long)mib, chunk, size / (t1 - t0) / 1e6, size / (t2 - t1) / 1e6);
+    call(FARO_GPU_OP_BYE, 0, a, NULL, 0);
+    return 0;
+}
+
 _Noreturn static void hold(void)
 {
     uint64_t a[FARO_GPU_ARGS_MAX] = { 64u << 20 };
@@ -489,9 +520,9 @@ int main(int argc, char **argv)
     size_t keylen;
     char err[512];
 
-    if (argc != 3 && !(argc == 4 && !strcmp(argv[1], "kernel"))) {
+    if (argc != 3 && !(argc == 4 && (!strcmp(argv[1], "kernel") || !strcmp(argv[1], "bw")))) {
         fprintf(stderr, "usage: gpu_wire_client basic|busy|refused|garbage[0-2]|hold|"
-                "kernel FATBIN HOST:PORT\n");
+                "kernel FATBIN|bw MIB HOST:PORT\n");
         return 2;
     }
     if (faro_gpu_key_load(getenv("FARO_GPU_KEY_FILE"), "FARO_GPU_KEY", key, &keylen, err,
@@ -507,6 +538,11 @@ int main(int argc, char **argv)
         return refused();
     if (!strncmp(argv[1], "garbage", 7))
         return garbage(atoi(argv[1] + 7));
+    if (!strcmp(argv[1], "bw")) {
+        const char *c = getenv("FARO_GPU_CHUNK");
+        chunk = c ? (uint32_t)strtoul(c, NULL, 0) : 1u << 20;
+        return bw(strtoull(argv[2], NULL, 10));
+    }
     if (!strcmp(argv[1], "version"))
         return version();
     if (!strcmp(argv[1], "kernel"))
