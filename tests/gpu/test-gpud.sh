@@ -102,6 +102,11 @@ run basic "a session after a wrong key"
 # A typed host name (resolved by the transport's connect).
 out=$(timeout 60 "$client" basic "localhost:${addr#*:}" 2>&1) || fail "basic through localhost: $out"
 
+# A typed address that is not HOST:PORT: the transport says what it expects.
+out=$(timeout 60 "$client" basic "127.0.0.1:notaport" 2>&1)
+[ $? -eq 1 ] && echo "$out" | grep -q 'cannot use address "127.0.0.1:notaport" (expected HOST:PORT' ||
+    fail "a server address without a port number: $out"
+
 # Another protocol major version: a clear refusal, then the session ends.
 c=$(closed)
 run version "protocol version mismatch"
