@@ -633,6 +633,18 @@ static void malformed_cubin(const uint8_t *cubin, size_t size)
                  faro_fatbin_strerror(rc));
         free(bad);
     }
+    /* the .nv.info section moved to the very end and 4 bytes longer: the
+     * records are good up to the end of the buffer, then one more is claimed */
+    uint8_t *moved = malloc(size + info.size);
+    memcpy(moved, cubin, size);
+    memcpy(moved + size, cubin + info.offset, info.size);
+    put_le(moved + info.header + 24, 8, size);
+    put_le(moved + info.header + 32, 8, info.size + 4);
+    EXPECT_MALFORMED("a section 4 bytes past the end", cubin_params_of(moved, size + info.size));
+    put_le(moved + info.header + 32, 8, info.size);
+    EXPECT_RC("the same section moved, its own size", cubin_params_of(moved, size + info.size),
+              FARO_FATBIN_OK);
+    free(moved);
 }
 
 /* Compressed payloads whose sizes lie. */
