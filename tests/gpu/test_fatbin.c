@@ -284,12 +284,18 @@ struct kernel {
     size_t total;
 };
 
+#define LONG_STRUCT                                                                                \
+    "a_struct_whose_name_is_long_enough_that_three_of_them_make_a_mangled_kernel_name_of_more_"    \
+    "than_five_hundred_characters_as_the_names_of_heavily_templated_library_kernels_often_are_"
+
 static const struct kernel kernels[] = {
     {"_Z5scalePf5mixedms", 4, {0, 8, 32, 40}, {8, 24, 8, 2}, 42},
     {"_Z5emptyv", 0, {0}, {0}, 0},
     {"_Z5eightcsilfdPc4int4", 8, {0, 2, 4, 8, 16, 24, 32, 48}, {1, 2, 4, 8, 4, 8, 8, 16}, 64},
     {"_Z5storeIdEvPT_S0_", 2, {0, 8}, {8, 8}, 16},
     {"_Z5storeIcEvPT_S0_", 2, {0, 8}, {8, 1}, 9},
+    {"_Z9long_nameP181" LONG_STRUCT "oneP181" LONG_STRUCT "twoP181" LONG_STRUCT "six", 3,
+     {0, 8, 16}, {8, 8, 8}, 24},
 };
 
 static int codec_built(enum faro_fatbin_compression c)

@@ -30,4 +30,13 @@ template <typename T> __global__ void store(T *to, T v) { to[0] = v; }
 template __global__ void store<double>(double *, double);   // offsets 0 8, 16 bytes
 template __global__ void store<char>(char *, char);         // offsets 0 8, 9 bytes
 
+// a mangled name of 564 characters (library kernels' are often longer): offsets 0 8 16, 24 bytes
+struct a_struct_whose_name_is_long_enough_that_three_of_them_make_a_mangled_kernel_name_of_more_than_five_hundred_characters_as_the_names_of_heavily_templated_library_kernels_often_are_one { int x; };
+struct a_struct_whose_name_is_long_enough_that_three_of_them_make_a_mangled_kernel_name_of_more_than_five_hundred_characters_as_the_names_of_heavily_templated_library_kernels_often_are_two { int x; };
+struct a_struct_whose_name_is_long_enough_that_three_of_them_make_a_mangled_kernel_name_of_more_than_five_hundred_characters_as_the_names_of_heavily_templated_library_kernels_often_are_six { int x; };
+__global__ void long_name(a_struct_whose_name_is_long_enough_that_three_of_them_make_a_mangled_kernel_name_of_more_than_five_hundred_characters_as_the_names_of_heavily_templated_library_kernels_often_are_one *a, a_struct_whose_name_is_long_enough_that_three_of_them_make_a_mangled_kernel_name_of_more_than_five_hundred_characters_as_the_names_of_heavily_templated_library_kernels_often_are_two *b, a_struct_whose_name_is_long_enough_that_three_of_them_make_a_mangled_kernel_name_of_more_than_five_hundred_characters_as_the_names_of_heavily_templated_library_kernels_often_are_six *c)
+{
+    a->x = b->x + c->x;
+}
+
 int main(void) { return 0; }
