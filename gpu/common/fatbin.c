@@ -13,7 +13,6 @@
 
 #include "gpu/common/fatbin.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -227,11 +226,13 @@ int faro_fatbin_entry_inflate(const faro_fatbin_entry_t *entry, uint8_t **out, s
 
 /* ---- the cubin's ELF sections ---- */
 
-/* Section `name` of an ELF64 little-endian image: its bytes. ENOTFOUND when
- * absent; EMALFORMED when the ELF header, the section table, the section
- * name table or the section itself does not fit in the image. */
-static int elf_section(const uint8_t *elf, size_t size, const char *name, const uint8_t **data,
-                       size_t *data_size)
+/* Section `prefix``name` of an ELF64 little-endian image: its bytes (the
+ * name comes in two parts so that no mangled name, however long, needs a
+ * buffer). ENOTFOUND when absent; EMALFORMED when the ELF header, the
+ * section table, the section name table or the section itself does not fit
+ * in the image. */
+static int elf_section(const uint8_t *elf, size_t size, const char *prefix, const char *name,
+                       const uint8_t **data, size_t *data_size)
 {
     enum { EHDR = 64, SH_NAME = 0, SH_TYPE = 4, SH_OFFSET = 24, SH_SIZE = 32, SHT_NOBITS = 8 };
     if (size < EHDR || memcmp(elf, "\177ELF", 4) != 0 || elf[4] != 2 /* 64-bit */ ||
@@ -255,13 +256,13 @@ static int elf_section(const uint8_t *elf, size_t size, const char *name, const 
     if (stroff > size || strsize > size - stroff)
         return FARO_FATBIN_EMALFORMED;
     const char *strtab = (const char *)elf + stroff;
-    size_t want = strlen(name);
+    size_t plen = strlen(prefix), want = plen + strlen(name);
     for (size_t i = 1; i < shnum; i++) {
         const uint8_t *sh = sh0 + i * shentsize;
         size_t at = rd32(sh + SH_NAME);
         /* the name and its NUL lie in the string table */
-        if (at > strsize || strsize - at < want + 1 || memcmp(strtab + at, name, want) != 0 ||
-            strtab[at + want] != '\0')
+        if (at > strsize || strsize - at < want + 1 || memcmp(strtab + at, prefix, plen) != 0 ||
+            memcmp(strtab + at + plen, name, want - plen) != 0 || strtab[at + want] != '\0')
             continue;
         uint64_t off = rd64(sh + SH_OFFSET), len = rd64(sh + SH_SIZE);
         if (rd32(sh + SH_TYPE) == SHT_NOBITS || off > size || len > size - off)
@@ -294,13 +295,9 @@ int faro_cubin_params(const uint8_t *cubin, size_t cubin_size, const char *mangl
                       faro_kparam_t *params, unsigned max, unsigned *nparams,
                       size_t *total_size)
 {
-    char secname[512];
-    int len = snprintf(secname, sizeof secname, ".nv.info.%s", mangled);
-    if (len < 0 || (size_t)len >= sizeof secname)
-        return FARO_FATBIN_ENOTFOUND; /* longer than any name this reader looks up */
     const uint8_t *info;
     size_t info_size;
-    int rc = elf_section(cubin, cubin_size, secname, &info, &info_size);
+    int rc = elf_section(cubin, cubin_size, ".nv.info.", mangled, &info, &info_size);
     if (rc != FARO_FATBIN_OK)
         return rc;
 

@@ -105,7 +105,8 @@ typedef struct faro_kparam {
  * `max`), and the total parameter buffer size (EIATTR_CBANK_PARAM_SIZE).
  * A kernel with no parameters gives *nparams = 0, *total_size = 0.
  * ENOTFOUND: no section .nv.info.<mangled>. ETOOMANY: more than `max`
- * parameters; *nparams is then the count needed (nothing else is set).
+ * parameters; *nparams is then the count needed. On any error params[] and
+ * *total_size hold nothing meaningful.
  * EMALFORMED: the ELF structure, a record, a duplicate or missing ordinal, or
  * a parameter reaching past the total size. */
 int faro_cubin_params(const uint8_t *cubin, size_t cubin_size, const char *mangled,
