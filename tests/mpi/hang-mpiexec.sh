@@ -3,7 +3,8 @@
 # once every rank has waited S seconds, prints the wait-for summary and ends
 # the job (exit 1); a job where one rank computes while the other waits is
 # left alone; --timeout with --hang-report reports before it ends the job
-# (124); SIGUSR1 to mpiexec prints a report and the job goes on. Over fork
+# (124), and so does --timeout alone; SIGUSR1 to mpiexec prints a report
+# and the job goes on. Over fork
 # hosts too: the lines reach mpiexec from the proxies.
 # Run from the top build directory (automake does).
 MPIEXEC=${MPIEXEC:-./mpiexec}
@@ -40,6 +41,11 @@ run late 0 --hang-report 1 -n 2
 run recv_recv 124 --hang-report 60 --timeout 3 -n 2
 has "hang report: 2 of 2 ranks blocked in MPI" "timeout"
 has "mpiexec: job timed out after 3 seconds; ending it" "timeout"
+# --timeout alone asks too (at most 2 s more), then ends the job.
+run recv_recv 124 --timeout 3 -n 2
+has "mpiexec: job timed out after 3 seconds; asking every rank what it waits for" "timeout alone"
+has "deadlock: rank 0 -> rank 1 -> rank 0" "timeout alone"
+has "mpiexec: job timed out after 3 seconds; ending it" "timeout alone"
 # SIGUSR1 to mpiexec: a report now; the job goes on (to its timeout here).
 # The ranks' "pid" lines say mpiexec is ready for the signal: the last job's
 # output goes first, so that its lines are not taken for this one's.

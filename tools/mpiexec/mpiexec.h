@@ -113,7 +113,7 @@ struct mpx_opts {
     int output_copy;
     int timestamp;       /* --timestamp-output: each line starts with the time */
     int display_map;     /* --display-map: print the rank -> host map first */
-    int hang_report;     /* --hang-report S (hang.c); 0: only on SIGUSR1 */
+    int hang_report;     /* --hang-report S (hang.c); 0: only on SIGUSR1 and --timeout */
     int dry_run;         /* print the placement (faro_info --map) and start nothing */
     /* Hosts: none given (and no Slurm allocation) runs every rank here. */
     struct mpx_hostlist hosts;
@@ -333,6 +333,9 @@ void mpx_hang_exited(struct mpx_job *job, int rank);
 void mpx_hang_ask(struct mpx_job *job, long long now);
 /* The timeout expired: 1 when a report round runs first (it ends the job). */
 int mpx_hang_timeout(struct mpx_job *job, long long now);
+/* A rank died of the report's signal: during the timeout's round, end the
+ * round and the job as timed out now and return 1; else 0. */
+int mpx_hang_timed_out(struct mpx_job *job);
 /* Each turn of the loop: start or finish a round; *next: its deadline. */
 void mpx_hang_tick(struct mpx_job *job, long long now, long long *next);
 
