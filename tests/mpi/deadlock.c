@@ -11,6 +11,11 @@
  *               MPI_Recv from 0 with tag 9, which nobody sends
  *   ibarrier    rank 0 waits in MPI_Wait on an MPI_Ibarrier, rank 1 in
  *               MPI_Probe from rank 0
+ *   test_test   both ranks poll MPI_Test on an MPI_Irecv from the other (tag 6)
+ *   poll_mix    rank 0 polls MPI_Testall on two MPI_Irecv from rank 1 (tags 3,
+ *               4), rank 1 polls MPI_Iprobe from rank 0 (tag 8), and again
+ *               MPI_Testany / MPI_Testsome / MPI_Improbe in turn, so no call
+ *               is polled without the others
  * Ranks beyond those named wait in MPI_Recv from any rank (tag 99).
  *   threads     (MPI_THREAD_MULTIPLE) two threads of rank 0 each in MPI_Recv
  *               from rank 1 (tags 10, 11); rank 1 in MPI_Recv from rank 0
@@ -74,6 +79,30 @@ int main(int argc, char **argv)
             MPI_Wait(&reqs[0], MPI_STATUS_IGNORE);
         } else {
             MPI_Probe(0, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
+    } else if (!strcmp(c, "test_test")) {
+        int done = 0;
+        MPI_Irecv(&x, 1, MPI_INT, 1 - me, 6, MPI_COMM_WORLD, &reqs[0]);
+        while (!done)
+            MPI_Test(&reqs[0], &done, MPI_STATUS_IGNORE);
+    } else if (!strcmp(c, "poll_mix")) {
+        int done = 0, y = 0, idx, n, idxs[2];
+        MPI_Message msg;
+        if (me == 0) {
+            MPI_Irecv(&x, 1, MPI_INT, 1, 3, MPI_COMM_WORLD, &reqs[0]);
+            MPI_Irecv(&y, 1, MPI_INT, 1, 4, MPI_COMM_WORLD, &reqs[1]);
+        }
+        for (unsigned long i = 0; !done; i++) {
+            if (me == 0 && i % 3 == 0)
+                MPI_Testall(2, reqs, &done, MPI_STATUSES_IGNORE);
+            else if (me == 0 && i % 3 == 1)
+                MPI_Testany(2, reqs, &idx, &done, MPI_STATUS_IGNORE);
+            else if (me == 0)
+                MPI_Testsome(2, reqs, &n, idxs, MPI_STATUSES_IGNORE), done = n > 0;
+            else if (i % 2)
+                MPI_Iprobe(0, 8, MPI_COMM_WORLD, &done, MPI_STATUS_IGNORE);
+            else
+                MPI_Improbe(0, 8, MPI_COMM_WORLD, &done, &msg, MPI_STATUS_IGNORE);
         }
     } else if (!strcmp(c, "threads")) {
         if (me == 0) {
