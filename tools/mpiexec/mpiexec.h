@@ -71,7 +71,8 @@
 #define MPX_TREE_WIDTH 32       /* children per node of the launch tree, by default */
 #define MPX_HEARTBEAT_MS 1500   /* a silent link is lost after this, by default */
 #define MPX_CONNECT_MS 60000    /* a proxy must connect within this after its start */
-#define MPX_MAX_PENDING 64      /* connections accepted and not yet authenticated */
+#define MPX_MAX_PENDING 64      /* connections accepted and not yet authenticated; past
+                                 * it the oldest is closed (node.c) */
 
 enum mpx_env_mode { MPX_ENV_ALL, MPX_ENV_NONE, MPX_ENV_LIST };
 
@@ -251,6 +252,9 @@ struct mpx_job {
     int listen_fd;
     struct mpx_pending *pending;
     int npending;
+    long long accept_paused_until; /* out of descriptors: accept nothing before (node.c) */
+    long long stranger_warned[2]; /* the last warning about strangers: refused, no fds */
+    int strangers_unsaid[2];     /* strangers turned away since that warning */
     char **agent;        /* how this node starts its children (argv prefix), NULL: fork */
     int agent_all;       /* use it for this machine's name too (-launcher-exec) */
     int agent_shell;     /* the agent hands the command to a shell (ssh): quote it */
