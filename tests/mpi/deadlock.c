@@ -25,6 +25,7 @@
  *               handler runs in one thread while another polls and reports
  *   late        no deadlock: rank 1 computes for TEST_SLEEP seconds before
  *               it sends to rank 0 (tag 2), which waits in MPI_Recv
+ *   late_poll   the same, rank 0 polling MPI_Test on an MPI_Irecv instead
  */
 #include "util.h"
 
@@ -130,10 +131,15 @@ int main(int argc, char **argv)
         }
         tu_finish();
         return 0;
-    } else if (!strcmp(c, "late")) {
-        if (me == 0)
+    } else if (!strcmp(c, "late") || !strcmp(c, "late_poll")) {
+        if (me == 0 && !strcmp(c, "late")) {
             MPI_Recv(&x, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        else {
+        } else if (me == 0) {
+            int done = 0;
+            MPI_Irecv(&x, 1, MPI_INT, 1, 2, MPI_COMM_WORLD, &reqs[0]);
+            while (!done)
+                MPI_Test(&reqs[0], &done, MPI_STATUS_IGNORE);
+        } else {
             sleep((unsigned)tu_env_int("TEST_SLEEP", 3));
             MPI_Send(&x, 1, MPI_INT, 0, 2, MPI_COMM_WORLD);
         }
