@@ -261,11 +261,31 @@ void faro_hang_report(void)
     report(NULL);
 }
 
+/* Messages this process sent and received, over every transport. */
+static unsigned long long messages_moved(void)
+{
+    unsigned long long n = 0;
+    for (int i = 0; i < faro.ntps; i++) {
+        const uint64_t *c = faro.tps[i].count;
+        n += c[FARO_CNT_EAGER_SENT] + c[FARO_CNT_RNDV_SENT] + c[FARO_CNT_EAGER_RECVD] +
+             c[FARO_CNT_RNDV_RECVD];
+    }
+    return n;
+}
+
 void faro_hang_poll_tick(const struct faro_wait *w)
 {
     double t = now();
-    if (faro_polling.polls == FARO_POLL_TICK)
-        faro_polling.since = t; /* the poll's first tick */
+    unsigned long long moved = messages_moved();
+    if (faro_polling.polls == FARO_POLL_TICK) { /* the poll's first tick */
+        faro_polling.since = t;
+        faro_polling.moved = moved;
+    } else if (moved != faro_polling.moved) { /* traffic between the polls: not stuck */
+        if (faro_polling.reported)
+            faro_hang_poll_ended();
+        faro_polling.since = t;
+        faro_polling.moved = moved;
+    }
     if (atomic_exchange_explicit(&signalled, 0, memory_order_relaxed))
         report(w);
     else if (report_after > 0 && !faro_polling.reported &&

@@ -34,7 +34,10 @@
  * increment and a branch. An event, another key, or a blocking wait that
  * ends (faro_wait_end) starts the count again. Every FARO_POLL_TICK idle
  * polls the call describes itself to faro_hang_poll_tick, which reads the
- * clock, takes the signal's flag and FARO_HANG_REPORT's timer, and prints
+ * clock and the messages the process sent and received since the last tick
+ * (the MPI_T counts every transport keeps: a rank that polls in vain
+ * between sends that leave at once is not stuck, and no new count sits on
+ * the message path), takes the signal's flag and FARO_HANG_REPORT's timer, and prints
  * the poll in the report as "CALL (polling) for S s" once it has lasted
  * FARO_POLL_MIN_S. The record is the process's (the library lock guards
  * it); at MPI_THREAD_MULTIPLE a report printed by a thread in a blocking
@@ -90,7 +93,8 @@ extern faro_hang_tag_fn *faro_hang_coll_tag;
 struct faro_polling {
     const void *key;          /* the first request polled, or the probe's communicator */
     unsigned long long polls; /* polls in a row on key without an event */
-    double since;             /* when its first tick ran */
+    double since;             /* when its first tick ran, or messages last moved */
+    unsigned long long moved; /* messages sent and received at the last tick */
     int reported;             /* printed by FARO_HANG_REPORT: say when it ends */
 };
 extern struct faro_polling faro_polling;

@@ -26,6 +26,10 @@
  *   late        no deadlock: rank 1 computes for TEST_SLEEP seconds before
  *               it sends to rank 0 (tag 2), which waits in MPI_Recv
  *   late_poll   the same, rank 0 polling MPI_Test on an MPI_Irecv instead
+ *   poll_busy   no deadlock: for TEST_SLEEP seconds rank 0 polls MPI_Iprobe
+ *               for a stop message (tag 1) that never comes, and sends rank 1
+ *               a message every 2 ms (tag 2), which rank 1 polls for: a rank
+ *               that polls in vain while its messages flow is not stuck
  */
 #include "util.h"
 
@@ -128,6 +132,25 @@ int main(int argc, char **argv)
             sleep(2);
             for (int t = 10; t < 12; t++)
                 MPI_Send(&x, 1, MPI_INT, 0, t, MPI_COMM_WORLD);
+        }
+        tu_finish();
+        return 0;
+    } else if (!strcmp(c, "poll_busy")) {
+        double end = MPI_Wtime() + tu_env_int("TEST_SLEEP", 3);
+        int stop = 0, go = 1, n = 0;
+        while (go) {
+            if (me == 0) { /* polls in vain for 2 ms, then sends one message */
+                for (double t = MPI_Wtime(); MPI_Wtime() - t < 0.002;)
+                    MPI_Iprobe(1, 1, MPI_COMM_WORLD, &stop, MPI_STATUS_IGNORE);
+                go = MPI_Wtime() < end;
+                MPI_Send(&go, 1, MPI_INT, 1, 2, MPI_COMM_WORLD);
+            } else { /* polls for the stop message and for the next one */
+                int flag = 0;
+                MPI_Iprobe(0, 1, MPI_COMM_WORLD, &stop, MPI_STATUS_IGNORE);
+                MPI_Iprobe(0, 2, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+                if (flag && ++n)
+                    MPI_Recv(&go, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            }
         }
         tu_finish();
         return 0;

@@ -42,6 +42,9 @@ has "deadlock: rank 0 -> rank 1 -> rank 0" test_test
 run poll_mix 1 --hang-report 1 -n 2
 has "rank 1 polls for rank 0 in MPI_I" poll_mix
 has "deadlock: rank 0 -> rank 1 -> rank 0" poll_mix
+# A rank polling in vain between the messages it sends is not stuck.
+run poll_busy 0 --hang-report 1 -n 2
+! grep -q "hang report" "$tmp/err" || fail "poll_busy: a report while messages flowed"
 # One rank computes (not in MPI) while the other waits: no round, no report.
 run late 0 --hang-report 1 -n 2
 ! grep -q "hang report" "$tmp/err" || fail "late: a report while rank 1 computed"

@@ -123,6 +123,11 @@ echo "$out" >"$tmp/err"
 expect "faro: rank 0: waiting: MPI_Test (polling) for [1-9][0-9.]* s: receive from rank 1 tag 2" "late_poll: the report"
 expect "faro: rank 0: waiting: resumed: polling after [2-9][0-9.]* s" "late_poll: the resumed line"
 
+# ... and not one that polls in vain between messages it sends
+out=$(TEST_CASE=poll_busy TEST_SLEEP=3 FARO_HANG_REPORT=1 "$MPIEXEC" -n 2 tests/mpi/deadlock 2>&1) ||
+    fail "poll_busy: the job failed: $out"
+echo "$out" | grep "(polling)" && fail "poll_busy: a rank whose messages flowed was reported polling"
+
 # FARO_HANG_SIGNAL=none leaves SIGUSR1 alone: its default action ends the rank
 start recv_recv 2 FARO_HANG_SIGNAL=none
 sleep 1
