@@ -25,6 +25,7 @@ struct faro_cc *faro_cc_new(const char *fn, MPI_Comm comm, int nsend, int nrecv)
     struct faro_cc *cc = calloc(1, bytes);
     if (!cc)
         return NULL;
+    fn = faro_err_alias_name(fn); /* a persistent collective's init: its own name */
     cc->fn = fn;
     cc->comm = comm;
     cc->send = (struct cc_flow *)(cc + 1);

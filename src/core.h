@@ -71,6 +71,8 @@ int faro_err_code(int errclass, const char *fmt, ...) __attribute__((format(prin
  * as "to:" (a persistent collective's init runs the nonblocking call's
  * checks under the init's name: coll/persistent.c). */
 void faro_err_alias(const char *from, const char *to);
+/* The name fn goes by under the alias in force (to for from), else fn. */
+const char *faro_err_alias_name(const char *fn);
 /* Raise a code that came from the program (a callback's return value, an
  * MPI_Add_error_code code) unchanged: comm's errhandler gets it and the call
  * returns it. fmt says where it came from, for the fatal message. */

@@ -28,6 +28,13 @@ static void probe_status(MPI_Status *st, int source, int tag, size_t len)
     st->faro_count = (long long)len;
 }
 
+__attribute__((noinline, cold)) static void poll_tick(const char *fn, MPI_Comm comm, int source,
+                                                      int tag)
+{
+    struct faro_wait w = {.fn = fn, .comm = comm, .peer = source, .tag = tag};
+    faro_hang_poll_tick(&w);
+}
+
 /* Look once (after one progress poll) for a matching unexpected message. */
 static struct faro_unexp *look(MPI_Comm comm, int source, int tag, int take)
 {
@@ -37,6 +44,22 @@ static struct faro_unexp *look(MPI_Comm comm, int source, int tag, int take)
         return u;
     faro_progress();
     return faro_mq_find_unexp(q, source, tag, take);
+}
+
+/* look, for a nonblocking probe: a poll that finds nothing counts for the
+ * hang report (runtime/hang.h). */
+static struct faro_unexp *look_polled(const char *fn, MPI_Comm comm, int source, int tag,
+                                      int take)
+{
+    struct faro_mq *q = faro_mq_get(comm->context_id);
+    struct faro_unexp *u = faro_mq_find_unexp(q, source, tag, take);
+    if (u)
+        return u;
+    int events = faro_progress();
+    u = faro_mq_find_unexp(q, source, tag, take);
+    if (!u && faro_poll_idle(comm, events))
+        poll_tick(fn, comm, source, tag);
+    return u;
 }
 
 static int check(const char *fn, int source, int tag, MPI_Comm comm)
@@ -74,7 +97,8 @@ static int probe(const char *fn, int source, int tag, MPI_Comm comm, int take, i
         probe_status(status, MPI_PROC_NULL, MPI_ANY_TAG, 0);
         return MPI_SUCCESS;
     }
-    struct faro_unexp *u = look(comm, source, tag, take);
+    struct faro_unexp *u = block ? look(comm, source, tag, take)
+                                 : look_polled(fn, comm, source, tag, take);
     if (!u && block) {
         struct faro_wait w = {.fn = fn, .comm = comm, .peer = source, .tag = tag};
         faro_wait_begin(&w);

@@ -163,6 +163,21 @@ static int check_reqs(const char *fn, int count, MPI_Request reqs[])
     return MPI_SUCCESS;
 }
 
+/* The progress poll of Testall, Testany, Testsome that found nothing done
+ * yet, and its tick for the hang report (runtime/hang.h). */
+__attribute__((noinline, cold)) static void poll_tick(const char *fn, MPI_Request reqs[],
+                                                      int count, int any)
+{
+    struct faro_wait w = {.fn = fn, .reqs = reqs, .nreqs = count, .any = any};
+    faro_hang_poll_tick(&w);
+}
+
+static void test_poll(const char *fn, int count, MPI_Request reqs[], int any)
+{
+    if (faro_poll_idle(count ? reqs[0] : NULL, faro_progress()))
+        poll_tick(fn, reqs, count, any);
+}
+
 /* Wait and Test on one request. */
 static int one(const char *fn, MPI_Request *request, int *flag, MPI_Status *status, int block)
 {
@@ -184,8 +199,8 @@ static int one(const char *fn, MPI_Request *request, int *flag, MPI_Status *stat
         faro_wait_begin(&w);
         FARO_WAIT_UNTIL(r->complete);
         faro_wait_end(&w);
-    } else if (!r->complete) {
-        faro_progress();
+    } else if (!r->complete && faro_poll_idle(r, faro_progress()) && !r->complete) {
+        poll_tick(fn, request, 1, 0);
     }
     *flag = r->complete;
     return *flag ? finish(fn, request, status, 0) : MPI_SUCCESS;
@@ -251,7 +266,7 @@ int PMPI_Testall(int count, MPI_Request reqs[], int *flag, MPI_Status sts[])
     if (rc)
         return rc;
     if (!all_done(count, reqs))
-        faro_progress();
+        test_poll("MPI_Testall", count, reqs, 0);
     *flag = all_done(count, reqs);
     return *flag ? complete_all("MPI_Testall", count, reqs, sts) : MPI_SUCCESS;
 }
@@ -286,7 +301,7 @@ static int any(const char *fn, int count, MPI_Request reqs[], int *index, int *f
             faro_wait_reqs(fn, reqs, count, 1);
             i = find_any(count, reqs);
         } else {
-            faro_progress();
+            test_poll(fn, count, reqs, 1);
             i = find_any(count, reqs);
         }
     }
@@ -338,7 +353,7 @@ static int some(const char *fn, int count, MPI_Request reqs[], int *outcount, in
         if (block)
             faro_wait_reqs(fn, reqs, count, 1);
         else
-            faro_progress();
+            test_poll(fn, count, reqs, 1);
     }
     int n = 0, err = 0;
     for (int k = 0; k < count; k++) {

@@ -243,6 +243,11 @@ void faro_err_alias(const char *from, const char *to)
     alias_to = to;
 }
 
+const char *faro_err_alias_name(const char *fn)
+{
+    return alias_from && fn && !strcmp(fn, alias_from) ? alias_to : fn;
+}
+
 /* The message goes into the ring; the code carries its slot. */
 static int record(int errclass, const char *fmt, va_list ap, unsigned *slotp)
 {

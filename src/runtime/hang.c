@@ -26,6 +26,7 @@ static struct faro_wait *waits;  /* every wait in progress, newest first */
 static double report_after;      /* FARO_HANG_REPORT seconds; 0: only on the signal */
 static unsigned idle_calls;
 
+struct faro_polling faro_polling;
 faro_hang_sched_fn *faro_hang_sched;
 faro_hang_tag_fn *faro_hang_coll_tag;
 
@@ -67,6 +68,10 @@ void faro_wait_end(struct faro_wait *w)
     *w->pprev = w->next;
     if (w->next)
         w->next->pprev = w->pprev;
+    /* the process did something: a poll counts from 0 again */
+    faro_polling.polls = 0;
+    if (__builtin_expect(faro_polling.reported, 0))
+        faro_hang_poll_ended();
     if (__builtin_expect(w->reported, 0))
         faro_log_print("waiting", "resumed: %s after %.1f s", w->fn ? w->fn : "a collective",
                        now() - w->since);
@@ -226,7 +231,8 @@ static int print_wait(struct faro_wait *w, double t)
     return lines;
 }
 
-void faro_hang_report(void)
+/* The report; poll: the polling call that prints it, or NULL. */
+static void report(const struct faro_wait *poll)
 {
     double t = now();
     int lines = 0, nwaits = 0;
@@ -235,8 +241,62 @@ void faro_hang_report(void)
         w->reported = report_after > 0;
         nwaits++;
     }
+    if (poll && t - faro_polling.since >= FARO_POLL_MIN_S) {
+        char fn[64];
+        struct faro_wait pw = *poll;
+        snprintf(fn, sizeof fn, "%s (polling)", poll->fn);
+        pw.fn = fn;
+        pw.since = faro_polling.since;
+        pw.tid = faro_thread_multiple ? thread_id() : 0;
+        lines += print_wait(&pw, t);
+        faro_polling.reported = report_after > 0;
+        nwaits++;
+    }
     faro_log_print("waiting", "end of report (%d blocked call%s, %d line%s)", nwaits,
                    nwaits == 1 ? "" : "s", lines, lines == 1 ? "" : "s");
+}
+
+void faro_hang_report(void)
+{
+    report(NULL);
+}
+
+/* Messages this process sent and received, over every transport. */
+static unsigned long long messages_moved(void)
+{
+    unsigned long long n = 0;
+    for (int i = 0; i < faro.ntps; i++) {
+        const uint64_t *c = faro.tps[i].count;
+        n += c[FARO_CNT_EAGER_SENT] + c[FARO_CNT_RNDV_SENT] + c[FARO_CNT_EAGER_RECVD] +
+             c[FARO_CNT_RNDV_RECVD];
+    }
+    return n;
+}
+
+void faro_hang_poll_tick(const struct faro_wait *w)
+{
+    double t = now();
+    unsigned long long moved = messages_moved();
+    if (faro_polling.polls == FARO_POLL_TICK) { /* the poll's first tick */
+        faro_polling.since = t;
+        faro_polling.moved = moved;
+    } else if (moved != faro_polling.moved) { /* traffic between the polls: not stuck */
+        if (faro_polling.reported)
+            faro_hang_poll_ended();
+        faro_polling.since = t;
+        faro_polling.moved = moved;
+    }
+    if (atomic_exchange_explicit(&signalled, 0, memory_order_relaxed))
+        report(w);
+    else if (report_after > 0 && !faro_polling.reported &&
+             t - faro_polling.since >= report_after)
+        report(w);
+}
+
+void faro_hang_poll_ended(void)
+{
+    faro_polling.reported = 0;
+    faro_log_print("waiting", "resumed: polling after %.1f s", now() - faro_polling.since);
 }
 
 void faro_hang_idle(void)

@@ -24,6 +24,24 @@
  * report anyway. FARO_HANG_REPORT=S makes a rank report by itself when one
  * of its waits has lasted S seconds (checked in the same idle path), and
  * say "resumed" when a reported wait ends.
+ *
+ * Polling. A rank that spins in MPI_Test (Testall, Testany, Testsome) or
+ * MPI_Iprobe (Improbe) on something that never comes is stuck as surely as
+ * one in MPI_Wait, but no wait loop runs. Those calls already make one
+ * progress poll when their request is not complete; after it,
+ * faro_poll_idle counts the polls in a row that found no event on the same
+ * key (the first request, or the probe's communicator): a compare, an
+ * increment and a branch. An event, another key, or a blocking wait that
+ * ends (faro_wait_end) starts the count again. Every FARO_POLL_TICK idle
+ * polls the call describes itself to faro_hang_poll_tick, which reads the
+ * clock and the messages the process sent and received since the last tick
+ * (the MPI_T counts every transport keeps: a rank that polls in vain
+ * between sends that leave at once is not stuck, and no new count sits on
+ * the message path), takes the signal's flag and FARO_HANG_REPORT's timer, and prints
+ * the poll in the report as "CALL (polling) for S s" once it has lasted
+ * FARO_POLL_MIN_S. The record is the process's (the library lock guards
+ * it); at MPI_THREAD_MULTIPLE a report printed by a thread in a blocking
+ * wait does not show another thread's polling.
  */
 #ifndef FARO_RUNTIME_HANG_H
 #define FARO_RUNTIME_HANG_H
@@ -70,6 +88,40 @@ extern faro_hang_sched_fn *faro_hang_sched;
 /* Internal tags' owners, for the lines: coll/ names its tags. */
 typedef const char *faro_hang_tag_fn(int tag);
 extern faro_hang_tag_fn *faro_hang_coll_tag;
+
+/* The polling record (above). */
+struct faro_polling {
+    const void *key;          /* the first request polled, or the probe's communicator */
+    unsigned long long polls; /* polls in a row on key without an event */
+    double since;             /* when its first tick ran, or messages last moved */
+    unsigned long long moved; /* messages sent and received at the last tick */
+    int reported;             /* printed by FARO_HANG_REPORT: say when it ends */
+};
+extern struct faro_polling faro_polling;
+
+#define FARO_POLL_TICK 256
+#define FARO_POLL_MIN_S 1.0
+
+/* A tick of a poll still unanswered (w describes the call), and the end of
+ * a reported poll. */
+void faro_hang_poll_tick(const struct faro_wait *w);
+void faro_hang_poll_ended(void);
+
+/* After the progress poll (its events) of a Test or Iprobe call on key: 1
+ * when the caller must describe its call to faro_hang_poll_tick (and its
+ * request is still not complete). */
+static inline int faro_poll_idle(const void *key, int events)
+{
+    struct faro_polling *p = &faro_polling;
+    if (events || p->key != key) {
+        if (__builtin_expect(p->reported, 0))
+            faro_hang_poll_ended();
+        p->key = key;
+        p->polls = 0;
+        return 0;
+    }
+    return ++p->polls % FARO_POLL_TICK == 0;
+}
 
 /* One request, for a line (a single wait with one request). */
 #define FARO_WAIT_ONE(fn_, r_) {.fn = (fn_), .reqs = &(r_), .nreqs = 1}

@@ -43,6 +43,9 @@ static int runtime_up(int required, int *provided)
     if (faro_coll_select_init(err, sizeof err)) /* a bad FARO_COLL_TUNING_FILE stops here */
         init_failed(err);
     faro_log_level = (int)faro_tun_int(FARO_TUN_VERBOSE);
+    /* Before the process manager learns of this rank: from then on mpiexec
+     * may send the hang report's signal, whose default action kills. */
+    faro_hang_init();
 
     struct faro_pmi_info pmi;
     if (faro_pmi_init(&pmi, err, sizeof err))
@@ -67,7 +70,6 @@ static int runtime_up(int required, int *provided)
     faro_thread_init(faro.thread_level);
     if (faro_rma_wants_threads()) /* the progress thread calls in beside the program */
         faro_thread_multiple = 1;
-    faro_hang_init();
     faro_signals_restore(); /* what the transports' libraries took at their start-up */
     if (provided)
         *provided = faro.thread_level;

@@ -51,6 +51,14 @@ static void matching_calls(void)
     TU_CHECK(MPI_Iallgatherv(a, tu_rank % 2, MPI_INT, b, counts, displs, MPI_INT,
                              MPI_COMM_WORLD, &req));
     TU_CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    /* persistent: 4 ints three ways, started three times */
+    TU_CHECK(MPI_Bcast_init(a, r == 0 ? 4 : 1, r == 0 ? MPI_INT : r == 1 ? four : holey, 0,
+                            MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+    for (int i = 0; i < 3; i++) {
+        TU_CHECK(MPI_Start(&req));
+        TU_CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    }
+    TU_CHECK(MPI_Request_free(&req));
     free(counts);
     free(displs);
     TU_CHECK(MPI_Type_free(&four));
@@ -135,6 +143,26 @@ int main(int argc, char **argv)
     } else if (is(c, "ibcast_root")) {
         TU_CHECK(MPI_Ibcast(a, 4, MPI_INT, me == last ? 1 : 0, MPI_COMM_WORLD, &req));
         TU_CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+    } else if (is(c, "bcast_init_root")) { /* persistent: started twice */
+        TU_CHECK(MPI_Bcast_init(a, 4, MPI_INT, me == last ? 1 : 0, MPI_COMM_WORLD,
+                                MPI_INFO_NULL, &req));
+        for (int i = 0; i < 2; i++) {
+            TU_CHECK(MPI_Start(&req));
+            TU_CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        }
+        TU_CHECK(MPI_Request_free(&req));
+    } else if (is(c, "allreduce_init_op")) {
+        TU_CHECK(MPI_Allreduce_init(a, b, 4, MPI_INT, me == 1 ? MPI_MAX : MPI_SUM,
+                                    MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+        TU_CHECK(MPI_Start(&req));
+        TU_CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        TU_CHECK(MPI_Request_free(&req));
+    } else if (is(c, "gatherv_init_counts")) { /* rank 1 sends 5, root expects 4 */
+        TU_CHECK(MPI_Gatherv_init(a, me == 1 ? 5 : 4, MPI_INT, b, counts, displs, MPI_INT, 0,
+                                  MPI_COMM_WORLD, MPI_INFO_NULL, &req));
+        TU_CHECK(MPI_Start(&req));
+        TU_CHECK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        TU_CHECK(MPI_Request_free(&req));
     } else if (is(c, "ialltoallv_counts")) {
         if (me == 1)
             rcounts[0] = 5;

@@ -3,6 +3,7 @@
 #  1. every deliberate mismatch of tests/mpi/coll_mismatch ends the job with
 #     the message that names the collective, the ranks and what differs
 #     (without the check these calls hang or finish with wrong data);
+#     persistent collectives are named by their init (MPI_Bcast_init);
 #  2. the collective test lists run under the check without a false alarm
 #     (nbc_errors left out: it breaks the matching rules on purpose, a
 #     root-only argument error and a truncating Igather).
@@ -57,6 +58,12 @@ mismatch ibcast_root 4
 need "MPI_Ibcast $W: (rank 2 passed root 0, rank 3 passed root 1|rank 3 passed root 1, rank 0 passed root 0)"
 mismatch ialltoallv_counts 3
 need "MPI_Ialltoallv $W: rank 0 sends 4 x MPI_INT \(sendcounts\[1\]; 4 basic elements, 16 bytes\), rank 1 expects 5 x MPI_INT"
+mismatch bcast_init_root 3
+need "MPI_Bcast_init $W: (rank 1 passed root 0, rank 2 passed root 1|rank 2 passed root 1, rank 0 passed root 0) $F"
+mismatch allreduce_init_op 3
+need "MPI_Allreduce_init $W: (rank 0 passed op MPI_SUM, rank 1 passed op MPI_MAX|rank 1 passed op MPI_MAX, rank 2 passed op MPI_SUM)"
+mismatch gatherv_init_counts 3
+need "MPI_Gatherv_init $W: rank 1 sends 5 x MPI_INT \(sendcount; 5 basic elements, 20 bytes\), rank 0 expects 4 x MPI_INT \(recvcounts\[1\]"
 mismatch bcast_vs_ibcast 2
 need "collective mismatch $W: (rank 0 called MPI_Bcast, rank 1 called MPI_Ibcast|rank 1 called MPI_Ibcast, rank 0 called MPI_Bcast)"
 mismatch neighbor_counts 3
@@ -78,6 +85,7 @@ trap 'rm -f "$lists"' EXIT
 cat "$srcdir"/tests/mpi/testlist-coll "$srcdir"/tests/mpi/testlist-nbc \
     "$srcdir"/tests/mpi/testlist-inter "$srcdir"/tests/mpi/testlist-node |
     grep -v '^nbc_errors ' >"$lists"
+grep '^pcoll ' "$srcdir"/tests/mpi/testlist-mpi4 >>"$lists" # persistent collectives
 # The check adds a message round to every call: the oversubscribed lines
 # (7-9 ranks on two cores) need more than the usual minute under load.
 FARO_COLL_CHECK=1 "$srcdir/tests/mpi/run-testlist" --mpiexec "$MPIEXEC" --bindir tests/mpi \

@@ -1,9 +1,11 @@
 #!/bin/sh
 # mpiexec's own hang doctor (faro-debug(7)): --hang-report S finds a deadlock
 # once every rank has waited S seconds, prints the wait-for summary and ends
-# the job (exit 1); a job where one rank computes while the other waits is
+# the job (exit 1), ranks polling in vain in MPI_Test or MPI_Iprobe loops
+# included; a job where one rank computes while the other waits is
 # left alone; --timeout with --hang-report reports before it ends the job
-# (124); SIGUSR1 to mpiexec prints a report and the job goes on. Over fork
+# (124), and so does --timeout alone; SIGUSR1 to mpiexec prints a report
+# and the job goes on. Over fork
 # hosts too: the lines reach mpiexec from the proxies.
 # Run from the top build directory (automake does).
 MPIEXEC=${MPIEXEC:-./mpiexec}
@@ -33,6 +35,16 @@ run coll 1 --hang-report 1 -n 3
 has "hint: rank 0 waits in MPI_Barrier on MPI_COMM_WORLD, which rank 2 has not called" coll
 run recv_recv 1 --hang-report 1 -launcher fork -hosts a,b -n 2
 has "deadlock: rank 0 -> rank 1 -> rank 0" "recv_recv over hosts"
+# Ranks that poll in vain (MPI_Test..., MPI_Iprobe) count as blocked.
+run test_test 1 --hang-report 1 -n 2
+has "rank 0 polls for rank 1 in MPI_Test (receive, tag 6 on MPI_COMM_WORLD)" test_test
+has "deadlock: rank 0 -> rank 1 -> rank 0" test_test
+run poll_mix 1 --hang-report 1 -n 2
+has "rank 1 polls for rank 0 in MPI_I" poll_mix
+has "deadlock: rank 0 -> rank 1 -> rank 0" poll_mix
+# A rank polling in vain between the messages it sends is not stuck.
+run poll_busy 0 --hang-report 1 -n 2
+! grep -q "hang report" "$tmp/err" || fail "poll_busy: a report while messages flowed"
 # One rank computes (not in MPI) while the other waits: no round, no report.
 run late 0 --hang-report 1 -n 2
 ! grep -q "hang report" "$tmp/err" || fail "late: a report while rank 1 computed"
@@ -40,6 +52,11 @@ run late 0 --hang-report 1 -n 2
 run recv_recv 124 --hang-report 60 --timeout 3 -n 2
 has "hang report: 2 of 2 ranks blocked in MPI" "timeout"
 has "mpiexec: job timed out after 3 seconds; ending it" "timeout"
+# --timeout alone asks too (at most 2 s more), then ends the job.
+run test_test 124 --timeout 3 -n 2
+has "mpiexec: job timed out after 3 seconds; asking every rank what it waits for" "timeout alone"
+has "deadlock: rank 0 -> rank 1 -> rank 0" "timeout alone"
+has "mpiexec: job timed out after 3 seconds; ending it" "timeout alone"
 # SIGUSR1 to mpiexec: a report now; the job goes on (to its timeout here).
 # The ranks' "pid" lines say mpiexec is ready for the signal: the last job's
 # output goes first, so that its lines are not taken for this one's.

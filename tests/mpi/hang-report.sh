@@ -2,8 +2,8 @@
 # The hang report (faro-debug(7)) on programs that deadlock on purpose
 # (tests/mpi/deadlock): every rank, signalled with SIGUSR1, prints what it is
 # blocked in, in the documented format, and faro-hangdoc turns the lines into
-# the wait-for summary naming the deadlock. Also FARO_HANG_REPORT's own timer
-# and its "resumed" line. The ranks' PIDs come from the program's own output;
+# the wait-for summary naming the deadlock; ranks polling MPI_Test in vain
+# too. Also FARO_HANG_REPORT's own timer and its "resumed" line. The ranks' PIDs come from the program's own output;
 # the job is ended through the mpiexec this script started.
 # Run from the top build directory (automake does).
 MPIEXEC=${MPIEXEC:-./mpiexec}
@@ -48,7 +48,7 @@ stop() {
 # report CASE NP [VAR=VAL...]: signal every rank once it blocked, collect the reports
 report() {
     start "$@"
-    sleep 1 # the ranks print their PID just before they block
+    sleep ${delay:-1} # the ranks print their PID just before they block
     for pid in $pids; do kill -USR1 "$pid"; done
     wait_for "$tmp/err" "waiting: end of report" "$2" 30 || fail "$1: not every rank reported"
     stop
@@ -73,6 +73,11 @@ for cfg in shm tcp; do
     expect "faro: rank 1: waiting: end of report (1 blocked call, 1 line)" "$cfg recv_recv: the end line"
     doctor 2 "deadlock: rank 0 -> rank 1 -> rank 0" "$cfg recv_recv: the deadlock"
     doctor 2 "rank 0 waits for rank 1 in MPI_Recv (receive, tag 5 on MPI_COMM_WORLD)" "$cfg recv_recv: who waits for whom"
+    # ranks polling MPI_Test in vain (reported once it lasted a second)
+    delay=2 report test_test 2 $tenv
+    expect "faro: rank 0: waiting: MPI_Test (polling) $T: receive from rank 1 tag 6 on MPI_COMM_WORLD (0 of 4 bytes)" "$cfg test_test: rank 0's line"
+    doctor 2 "rank 1 polls for rank 0 in MPI_Test (receive, tag 6 on MPI_COMM_WORLD)" "$cfg test_test: who polls for whom"
+    doctor 2 "deadlock: rank 0 -> rank 1 -> rank 0" "$cfg test_test: the deadlock"
 done
 
 report coll 3
@@ -110,6 +115,18 @@ out=$(TEST_CASE=late TEST_SLEEP=3 FARO_HANG_REPORT=1 "$MPIEXEC" -n 2 tests/mpi/d
 echo "$out" >"$tmp/err"
 expect "faro: rank 0: waiting: MPI_Recv for [1-9][0-9.]* s: receive from rank 1 tag 2" "late: the report"
 expect "faro: rank 0: waiting: resumed: MPI_Recv after [2-9][0-9.]* s" "late: the resumed line"
+
+# ... a polling rank too
+out=$(TEST_CASE=late_poll TEST_SLEEP=3 FARO_HANG_REPORT=1 "$MPIEXEC" -n 2 tests/mpi/deadlock 2>&1) ||
+    fail "late_poll: the job failed: $out"
+echo "$out" >"$tmp/err"
+expect "faro: rank 0: waiting: MPI_Test (polling) for [1-9][0-9.]* s: receive from rank 1 tag 2" "late_poll: the report"
+expect "faro: rank 0: waiting: resumed: polling after [2-9][0-9.]* s" "late_poll: the resumed line"
+
+# ... and not one that polls in vain between messages it sends
+out=$(TEST_CASE=poll_busy TEST_SLEEP=3 FARO_HANG_REPORT=1 "$MPIEXEC" -n 2 tests/mpi/deadlock 2>&1) ||
+    fail "poll_busy: the job failed: $out"
+echo "$out" | grep "(polling)" && fail "poll_busy: a rank whose messages flowed was reported polling"
 
 # FARO_HANG_SIGNAL=none leaves SIGUSR1 alone: its default action ends the rank
 start recv_recv 2 FARO_HANG_SIGNAL=none

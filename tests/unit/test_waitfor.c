@@ -68,6 +68,32 @@ START_TEST(recv_recv_deadlock)
 END_TEST
 
 /* A send and the receive it meets are both "waiting" for a moment. */
+/* A rank polling in vain (MPI_Test, MPI_Iprobe loops) counts as blocked;
+ * one polling and one blocked, too. */
+START_TEST(polling_ranks)
+{
+    g = faro_waitfor_new(3);
+    feed("faro: rank 0: waiting: MPI_Test (polling) for 1.0 s: receive from rank 1 tag 6 on "
+         "MPI_COMM_WORLD (0 of 4 bytes)",
+         "faro: rank 0: waiting: end of report (1 blocked call, 1 line)",
+         "faro: rank 1: waiting: MPI_Iprobe (polling) for 1.2 s: probe from rank 2 tag 8 on "
+         "MPI_COMM_WORLD",
+         "faro: rank 1: waiting: end of report (1 blocked call, 1 line)",
+         "faro: rank 2: waiting: MPI_Recv for 3.0 s: receive from rank 0 tag 1 on "
+         "MPI_COMM_WORLD (0 of 4 bytes)",
+         "faro: rank 2: waiting: end of report (1 blocked call, 1 line)", NULL);
+    ck_assert_int_eq(summary(), 3);
+    HAS("hang report: 3 of 3 ranks blocked in MPI (2 of them polling in vain)");
+    HAS("rank 0 polls for rank 1 in MPI_Test (receive, tag 6 on MPI_COMM_WORLD)");
+    HAS("rank 1 polls for rank 2 in MPI_Iprobe (probe, tag 8 on MPI_COMM_WORLD)");
+    HAS("rank 2 waits for rank 0 in MPI_Recv");
+    HAS("deadlock: rank 0 -> rank 1 -> rank 2 -> rank 0");
+    /* the poll ended: rank 1 may yet send */
+    feed("faro: rank 1: waiting: resumed: polling after 2.0 s", NULL);
+    ck_assert_int_eq(summary(), 0);
+}
+END_TEST
+
 START_TEST(matched_send_is_not_a_deadlock)
 {
     g = faro_waitfor_new(2);
@@ -239,6 +265,7 @@ int main(void)
     TCase *tc = tcase_create("graph");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, recv_recv_deadlock);
+    tcase_add_test(tc, polling_ranks);
     tcase_add_test(tc, matched_send_is_not_a_deadlock);
     tcase_add_test(tc, silent_rank_may_still_send);
     tcase_add_test(tc, waiting_for_a_finalized_rank);

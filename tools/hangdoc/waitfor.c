@@ -17,6 +17,7 @@ struct op {
     enum op_kind kind;
     int peer;                /* job rank, PEER_ANY or PEER_NONE */
     int tag, any_tag;
+    int polling;             /* the rank polls for it (MPI_Test, MPI_Iprobe...) */
     char call[48];           /* the blocked MPI call (the collective for internal tags) */
     char owner[48];          /* an internal tag's owner, "" for user tags */
     char comm[64];
@@ -26,6 +27,7 @@ struct rank {
     enum faro_waitfor_state state;
     int in_report, reported; /* a report is being read / one ended since the reset */
     int blocked;             /* its last report listed waits (and no resume since) */
+    int polling;             /* ... and each of them polls (MPI_Test, MPI_Iprobe...) */
     struct op *ops;
     int nops, cap, ngroups;
     char any_key[128];       /* the Waitany/Waitsome whose lines share a group */
@@ -73,7 +75,7 @@ void faro_waitfor_state(struct faro_waitfor *g, int rank, enum faro_waitfor_stat
 static void clear(struct rank *r)
 {
     r->nops = r->ngroups = 0;
-    r->blocked = 0;
+    r->blocked = r->polling = 0;
     r->any_key[0] = 0;
 }
 
@@ -245,6 +247,13 @@ int faro_waitfor_line(struct faro_waitfor *g, const char *text)
     char secs[32];
     if (!upto(&s, " for ", o.call, sizeof o.call) || !upto(&s, " s: ", secs, sizeof secs))
         return -1;
+    /* "MPI_Test (polling)": a rank that long polled in vain is as stuck as a
+     * blocked one */
+    char *pol = strstr(o.call, " (polling)");
+    if (pol) {
+        *pol = 0;
+        o.polling = 1;
+    }
     /* "request I of N (P pending): " or "any of request ...": which group */
     int any = eat(&s, "any of request ");
     char key[128];
@@ -278,6 +287,7 @@ int faro_waitfor_line(struct faro_waitfor *g, const char *text)
     if (!slot)
         return -1;
     *slot = o;
+    r->polling = (r->blocked ? r->polling : 1) && o.polling;
     r->blocked = 1;
     return 1;
 }
@@ -391,7 +401,8 @@ static void describe(FILE *out, int me, const struct op *o)
         fprintf(out, "  rank %d waits in %s (not on a peer)\n", me, o->call);
         return;
     }
-    fprintf(out, "  rank %d waits for %s in %s (%s, ", me, peer, o->call, kinds[o->kind]);
+    fprintf(out, "  rank %d %s for %s in %s (%s, ", me, o->polling ? "polls" : "waits", peer,
+            o->call, kinds[o->kind]);
     if (o->any_tag)
         fprintf(out, "any tag");
     else if (o->owner[0])
@@ -482,16 +493,19 @@ static void print_chain(struct faro_waitfor *g, FILE *out, int start)
 
 int faro_waitfor_summary(struct faro_waitfor *g, FILE *out)
 {
-    int nblocked = 0, nexited = 0, nfin = 0, nsilent = 0;
+    int nblocked = 0, npolling = 0, nexited = 0, nfin = 0, nsilent = 0;
     for (int i = 0; i < g->n; i++) {
         const struct rank *r = &g->r[i];
         nexited += r->state == FARO_WF_EXITED;
         nfin += r->state == FARO_WF_FINALIZING;
         nblocked += r->state == FARO_WF_RUNNING && r->blocked;
+        npolling += r->state == FARO_WF_RUNNING && r->blocked && r->polling;
         nsilent += r->state == FARO_WF_RUNNING && !r->reported && !r->blocked;
     }
     fprintf(out, "hang report: %d of %d rank%s blocked in MPI", nblocked, g->n,
             g->n == 1 ? "" : "s");
+    if (npolling)
+        fprintf(out, " (%d of them polling in vain)", npolling);
     if (nfin)
         fprintf(out, ", %d in MPI_Finalize", nfin);
     if (nexited)

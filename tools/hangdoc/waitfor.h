@@ -24,7 +24,9 @@
  * peer runs (it may yet send), or when the peer waits for the matching
  * operation (a send to us with the tag we receive: the message is in
  * flight); it cannot when the peer is blocked on something else, exited, or
- * is in MPI_Finalize. The deadlocked ranks are the largest set of blocked
+ * is in MPI_Finalize. A rank that has polled (MPI_Test, MPI_Iprobe...) for
+ * the same thing long and in vain ("CALL (polling)" lines) counts as blocked
+ * in that call. The deadlocked ranks are the largest set of blocked
  * ranks none of which can go on (a fixed point), and the summary prints one
  * cycle through them.
  */

@@ -4,12 +4,13 @@
  * reports what it waits for on stderr by itself, and says "resumed" when
  * the call returns. mpiexec reads those lines as they pass through its
  * stderr (they reach it from every host) into a wait-for graph
- * (tools/hangdoc/waitfor.h). When every running rank has a standing report,
- * when --timeout expires, or when mpiexec gets SIGUSR1, it asks every rank
- * for a fresh report (SIGUSR1 to the ranks), collects for up to
- * HANG_COLLECT_MS, and prints the summary. A deadlock found without being
- * asked (every rank blocked) ends the job with exit code 1: no message can
- * free it. Only mpiexec (the root) runs this.
+ * (tools/hangdoc/waitfor.h). When every running rank has a standing report
+ * (--hang-report only), when --timeout expires (with or without
+ * --hang-report), or when mpiexec gets SIGUSR1, it asks every rank inside
+ * MPI for a fresh report (SIGUSR1 to the ranks between MPI_Init and
+ * MPI_Finalize), collects for up to HANG_COLLECT_MS, and prints the summary.
+ * A deadlock found without being asked (every rank blocked) ends the job with
+ * exit code 1: no message can free it. Only mpiexec (the root) runs this.
  */
 #include "config.h"
 
@@ -119,7 +120,7 @@ void mpx_hang_ask(struct mpx_job *job, long long now)
 int mpx_hang_timeout(struct mpx_job *job, long long now)
 {
     struct mpx_hang *h = job->hang;
-    if (!h || !h->seconds || h->timeout_done)
+    if (!h || h->timeout_done)
         return 0;
     if (h->why == HANG_IDLE) {
         fprintf(stderr, "mpiexec: job timed out after %d seconds; asking every rank what it "
@@ -145,6 +146,17 @@ static int hang_summary(struct mpx_job *job)
     return dead;
 }
 
+static void hang_end_round(struct mpx_job *job, long long now);
+
+int mpx_hang_timed_out(struct mpx_job *job)
+{
+    struct mpx_hang *h = job->hang;
+    if (!h || h->why != HANG_TIMEOUT || job->ending)
+        return 0;
+    hang_end_round(job, mpx_now_ms());
+    return 1;
+}
+
 void mpx_hang_tick(struct mpx_job *job, long long now, long long *next)
 {
     struct mpx_hang *h = job->hang;
@@ -160,6 +172,14 @@ void mpx_hang_tick(struct mpx_job *job, long long now, long long *next)
             *next = h->until;
         return;
     }
+    hang_end_round(job, now);
+}
+
+/* The round's reports are in (or its time is up): the summary, and the end
+ * of the job when the round was the timeout's or found a deadlock. */
+static void hang_end_round(struct mpx_job *job, long long now)
+{
+    struct mpx_hang *h = job->hang;
     enum hang_why why = h->why;
     h->why = HANG_IDLE;
     int dead = hang_summary(job);

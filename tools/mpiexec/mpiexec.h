@@ -72,7 +72,8 @@
 #define MPX_TREE_WIDTH 32       /* children per node of the launch tree, by default */
 #define MPX_HEARTBEAT_MS 1500   /* a silent link is lost after this, by default */
 #define MPX_CONNECT_MS 60000    /* a proxy must connect within this after its start */
-#define MPX_MAX_PENDING 64      /* connections accepted and not yet authenticated */
+#define MPX_MAX_PENDING 64      /* connections accepted and not yet authenticated; past
+                                 * it the oldest is closed (node.c) */
 
 enum mpx_env_mode { MPX_ENV_ALL, MPX_ENV_NONE, MPX_ENV_LIST };
 
@@ -114,7 +115,7 @@ struct mpx_opts {
     int output_copy;
     int timestamp;       /* --timestamp-output: each line starts with the time */
     int display_map;     /* --display-map: print the rank -> host map first */
-    int hang_report;     /* --hang-report S (hang.c); 0: only on SIGUSR1 */
+    int hang_report;     /* --hang-report S (hang.c); 0: only on SIGUSR1 and --timeout */
     int dry_run;         /* print the placement (faro_info --map) and start nothing */
     /* Hosts: none given (and no Slurm allocation) runs every rank here. */
     struct mpx_hostlist hosts;
@@ -253,6 +254,9 @@ struct mpx_job {
     int listen_fd;
     struct mpx_pending *pending;
     int npending;
+    long long accept_paused_until; /* out of descriptors: accept nothing before (node.c) */
+    long long stranger_warned[2]; /* the last warning about strangers: refused, no fds */
+    int strangers_unsaid[2];     /* strangers turned away since that warning */
     char **agent;        /* how this node starts its children (argv prefix), NULL: fork */
     int agent_all;       /* use it for this machine's name too (-launcher-exec) */
     int agent_shell;     /* the agent hands the command to a shell (ssh): quote it */
@@ -354,6 +358,9 @@ void mpx_hang_exited(struct mpx_job *job, int rank);
 void mpx_hang_ask(struct mpx_job *job, long long now);
 /* The timeout expired: 1 when a report round runs first (it ends the job). */
 int mpx_hang_timeout(struct mpx_job *job, long long now);
+/* A rank died of the report's signal: during the timeout's round, end the
+ * round and the job as timed out now and return 1; else 0. */
+int mpx_hang_timed_out(struct mpx_job *job);
 /* Each turn of the loop: start or finish a round; *next: its deadline. */
 void mpx_hang_tick(struct mpx_job *job, long long now, long long *next);
 

@@ -38,6 +38,8 @@
 #define NODE_STDIN_WINDOW (1u << 20) /* stdin bytes in flight to rank 0's host */
 #define NODE_SILENT_MAX 20          /* heartbeat times a live but silent peer gets */
 #define NODE_STALL_SLACK_MS 100     /* a round later than its timers plus this: stalled */
+#define NODE_ACCEPT_PAUSE_MS 1000   /* out of descriptors: accept nothing for this long */
+#define NODE_WARN_MS 10000          /* one warning about strangers per this */
 
 long long mpx_now_ms(void)
 {
@@ -141,15 +143,74 @@ void mpx_raise_nofile(void)
 
 /* ---- children connecting ---- */
 
+/*
+ * The listening socket faces whatever can reach it (issue 13, tests/launcher/
+ * hostile-mpx.sh). A connection must prove it knows the job key within
+ * NODE_AUTH_MS, in frames of at most MPX_FRAME_AUTH_MAX bytes (ctl.c); at
+ * most MPX_MAX_PENDING wait at once, and a newer one closes the oldest (as the
+ * tcp transport does: a stranger holding its slot cannot keep a late proxy
+ * out). When descriptors run out, every unauthenticated connection is closed
+ * and accepting pauses for NODE_ACCEPT_PAUSE_MS (the listener leaves the
+ * poll set, which would otherwise report it ready forever); a proxy that
+ * connects meanwhile waits in the kernel's backlog. Warnings about strangers
+ * come at most once per NODE_WARN_MS, with the count of the others.
+ */
+enum { NODE_WARN_REFUSED, NODE_WARN_NOFILE, NODE_WARN_VERBOSE };
+
+/* A stranger turned away: say so (kind: NODE_WARN_*; the verbose kind only
+ * with -v), once per NODE_WARN_MS per kind. */
+static void node_stranger(struct mpx_job *job, const char *what, const char *why, int kind)
+{
+    long long now = mpx_now_ms();
+    int k = kind == NODE_WARN_NOFILE;
+    if (kind == NODE_WARN_VERBOSE && !job->opts.verbose)
+        return;
+    job->strangers_unsaid[k]++;
+    if (job->stranger_warned[k] && now - job->stranger_warned[k] < NODE_WARN_MS)
+        return;
+    if (job->strangers_unsaid[k] > 1)
+        fprintf(stderr, "%s: %s a connection: %s (and %d more since the last such warning)\n",
+                mpx_me(job), what, why, job->strangers_unsaid[k] - 1);
+    else
+        fprintf(stderr, "%s: %s a connection: %s\n", mpx_me(job), what, why);
+    job->stranger_warned[k] = now;
+    job->strangers_unsaid[k] = 0;
+}
+
+static void node_pending_drop(struct mpx_job *job, int i, const char *why)
+{
+    struct mpx_pending *p = &job->pending[i];
+    if (why)
+        node_stranger(job, "closed", why, NODE_WARN_VERBOSE);
+    mpx_conn_close(&p->c);
+    job->pending[i] = job->pending[--job->npending];
+}
+
 static void node_accept(struct mpx_job *job)
 {
     for (;;) {
         int fd = accept4(job->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0)
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED)
+                continue;
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                char why[160];
+                snprintf(why, sizeof why, "accept: %s; closing those not yet authenticated "
+                         "and pausing new connections for %.1f s", strerror(errno),
+                         NODE_ACCEPT_PAUSE_MS / 1000.0);
+                while (job->npending > 0)
+                    node_pending_drop(job, job->npending - 1, NULL);
+                node_stranger(job, "refused", why, NODE_WARN_NOFILE);
+                job->accept_paused_until = mpx_now_ms() + NODE_ACCEPT_PAUSE_MS;
+            }
             return;
+        }
         if (job->npending == MPX_MAX_PENDING) {
-            close(fd); /* more strangers than children: drop */
-            continue;
+            int oldest = 0;
+            for (int i = 1; i < job->npending; i++)
+                if (job->pending[i].since < job->pending[oldest].since)
+                    oldest = i;
+            node_pending_drop(job, oldest, "too many connections waiting to authenticate");
         }
         struct mpx_pending *p = &job->pending[job->npending];
         mpx_conn_init(&p->c, fd, MPX_FRAME_AUTH_MAX);
@@ -161,15 +222,6 @@ static void node_accept(struct mpx_job *job)
         p->since = mpx_now_ms();
         job->npending++;
     }
-}
-
-static void node_pending_drop(struct mpx_job *job, int i, const char *why)
-{
-    struct mpx_pending *p = &job->pending[i];
-    if (why && job->opts.verbose)
-        fprintf(stderr, "%s: closed a connection: %s\n", mpx_me(job), why);
-    mpx_conn_close(&p->c);
-    job->pending[i] = job->pending[--job->npending];
 }
 
 /* A child's HELLO: attach it when it knows the key. */
@@ -185,9 +237,9 @@ static void node_pending_hello(struct mpx_job *job, int i, struct mpx_rd *rd)
         if (job->kids[j].host == (int)id && job->kids[j].state == MPX_LINK_STARTING)
             k = &job->kids[j];
     if (rd->bad || !k || mac != mpx_auth_mac(job->key, "child", p->nonce, id)) {
-        fprintf(stderr, "%s: refused a connection: it %s\n", mpx_me(job),
-                rd->bad || !k ? "is not a proxy this node waits for"
-                              : "did not prove it knows the job key");
+        node_stranger(job, "refused", rd->bad || !k ? "it is not a proxy this node waits for"
+                                                    : "it did not prove it knows the job key",
+                      NODE_WARN_REFUSED);
         node_pending_drop(job, i, NULL);
         return;
     }
@@ -498,6 +550,9 @@ static void node_timers(struct mpx_job *job, long long now, int paused, long lon
             node_pending_drop(job, i--, "it did not authenticate in time");
         else
             node_min(next, job->pending[i].since + NODE_AUTH_MS);
+    if (job->accept_paused_until && now >= job->accept_paused_until)
+        job->accept_paused_until = 0;
+    node_min(next, job->accept_paused_until);
 }
 
 /* Silent links (after the input of this round was read: a node that was not
@@ -669,7 +724,8 @@ void mpx_node_loop(struct mpx_job *job, int sfd)
             if (r->stdin_fd >= 0 && job->stdin_q.len)
                 np_add(&P, r->stdin_fd, POLLOUT, W_RSTDIN, i);
         }
-        np_add(&P, job->listen_fd, POLLIN, W_LISTEN, 0);
+        if (!job->accept_paused_until)
+            np_add(&P, job->listen_fd, POLLIN, W_LISTEN, 0);
         for (int i = 0; i < job->npending; i++)
             np_add(&P, job->pending[i].c.fd, POLLIN, W_PENDING, i);
         for (int i = 0; i < job->nkids; i++) {

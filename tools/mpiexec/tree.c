@@ -289,6 +289,8 @@ void mpx_fence_local_ready(struct mpx_job *job)
 void mpx_rank_ended(struct mpx_job *job, int rank, long pid, int status, int pmi_state)
 {
     mpx_hang_exited(job, rank);
+    if (WIFSIGNALED(status) && WTERMSIG(status) == SIGUSR1 && mpx_hang_timed_out(job))
+        return; /* the timeout's report killed a rank without Faro's handler: the timeout decides */
     char who[320];
     mpx_rank_name(job, rank, pid, who, sizeof who);
     if (WIFSIGNALED(status)) {
@@ -419,9 +421,13 @@ void mpx_host_lost(struct mpx_job *job, int host, const char *why)
 
 void mpx_signal_all(struct mpx_job *job, int sig)
 {
-    for (int i = 0; i < job->nlocal; i++)
-        if (job->ranks[i].pid > 0)
-            kill(job->ranks[i].pid, sig);
+    for (int i = 0; i < job->nlocal; i++) {
+        const struct mpx_rank *r = &job->ranks[i];
+        /* The hang report's signal goes only to ranks inside MPI: before
+         * MPI_Init (or in a program that is not one) it would kill them. */
+        if (r->pid > 0 && (sig != SIGUSR1 || r->pmi_state == MPX_PMI_INITED))
+            kill(r->pid, sig);
+    }
     uint32_t s = htonl((uint32_t)sig);
     for (int i = 0; i < job->nkids; i++)
         if (job->kids[i].state == MPX_LINK_UP)
