@@ -109,8 +109,8 @@ static void build(void)
     add("p2p_unexpected_queued_max", "the most messages the unexpected queues ever held at "
         "once", MPI_T_PVAR_CLASS_HIGHWATERMARK, MPI_T_BIND_NO_OBJECT, -1, D_UNEXP_MAX);
     add("p2p_unexpected_bytes", "memory held by unexpected messages now: their records and "
-        "eager payloads (bounded by FARO_UNEXPECTED_LIMIT)", MPI_T_PVAR_CLASS_LEVEL, MPI_T_BIND_NO_OBJECT, -1,
-        D_UNEXP_BYTES);
+        "eager payloads (bounded by FARO_UNEXPECTED_LIMIT)", MPI_T_PVAR_CLASS_LEVEL,
+        MPI_T_BIND_NO_OBJECT, -1, D_UNEXP_BYTES);
     add("p2p_posted_recvs", "receives posted and waiting for their message now",
         MPI_T_PVAR_CLASS_LEVEL, MPI_T_BIND_NO_OBJECT, -1, D_POSTED);
     add("p2p_comm_unexpected_queued", "messages waiting for their receive in this "

@@ -10,7 +10,7 @@
  * file, message, session; default all). The garbage: an address nothing is
  * mapped at, small integers, a pointer into a buffer of junk, a pointer into
  * the middle of a real object, a non-canonical address; and the stale copy
- * of a freed object of the kind. */
+ * of a freed (closed, received, finalized) object of the kind. */
 #include "util.h"
 
 #include <sys/mman.h>
@@ -292,10 +292,28 @@ static void newer_kinds(const char *c, int all)
         STALE(MPI_Win, bad_win, MPI_Win_create(NULL, 0, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &o_),
               MPI_Win_free(&o_), "a freed window");
     }
-    if (all || !strcmp(c, "file"))
+    if (all || !strcmp(c, "file")) {
         EACH_JUNK(bad_file, MPI_File);
-    if (all || !strcmp(c, "message"))
+        char path[64];
+        long pid = (long)getpid();
+        TU_CHECK(MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD));
+        snprintf(path, sizeof path, "/tmp/bad_handles.%ld", pid);
+        STALE(MPI_File, bad_file,
+              MPI_File_open(MPI_COMM_WORLD, path,
+                            MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
+                            MPI_INFO_NULL, &o_),
+              MPI_File_close(&o_), "a closed file");
+    }
+    if (all || !strcmp(c, "message")) {
         EACH_JUNK(bad_message, MPI_Message);
+        int v = 7, w;
+        MPI_Request send; /* not a blocking send: it would wait for a rendezvous's match */
+        TU_CHECK(MPI_Isend(&v, 1, MPI_INT, tu_rank, 11, MPI_COMM_WORLD, &send));
+        STALE(MPI_Message, bad_message,
+              MPI_Mprobe(tu_rank, 11, MPI_COMM_WORLD, &o_, MPI_STATUS_IGNORE),
+              MPI_Mrecv(&w, 1, MPI_INT, &o_, MPI_STATUS_IGNORE), "a received message");
+        TU_CHECK(MPI_Wait(&send, MPI_STATUS_IGNORE));
+    }
     if (all || !strcmp(c, "session")) {
         EACH_JUNK(bad_session, MPI_Session);
         STALE(MPI_Session, bad_session, MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &o_),
