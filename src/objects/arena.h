@@ -1,8 +1,9 @@
 /*
  * Object arenas: where the objects behind the program's handles live (every
  * kind: communicators, datatypes, requests, ops, groups, infos, errhandlers,
- * windows, files, messages, sessions), so that a handle can be checked before
- * it is read. A handle is a pointer; a program that passes an uninitialised or
+ * windows, files, messages, sessions, and the tools interface's cvar handles,
+ * pvar sessions and pvar handles), so that a handle can be checked before it
+ * is read. A handle is a pointer; a program that passes an uninitialised or
  * made-up one (a stack leftover, a small integer, an address nothing is
  * mapped at) made the check of the object's magic number fault. With the
  * objects of a kind in one reserved address range, "is it one of ours" is a
@@ -85,9 +86,8 @@ struct faro_pool {
 #define FARO_POOL_INIT(name, bytes, type, member, per_chunk)                             \
     { FARO_ARENA_INIT(name, bytes), sizeof(type), offsetof(type, member), per_chunk, NULL, \
       NULL, ATOMIC_FLAG_INIT }
-/* The range of the kinds a program makes few of (ops, groups, infos,
- * errhandlers, windows, files, messages, sessions): the smallest worth
- * reserving. */
+/* The range of the kinds a program makes few of (all but communicators,
+ * datatypes and requests): the smallest worth reserving. */
 #define FARO_ARENA_SMALL ((size_t)16 << 20)
 /* A zeroed object; NULL when out of memory. */
 void *faro_pool_get(struct faro_pool *p);

@@ -5,9 +5,11 @@
  * kinds and their classes: communicator MPI_ERR_COMM, datatype MPI_ERR_TYPE,
  * request and message MPI_ERR_REQUEST, op MPI_ERR_OP, group MPI_ERR_GROUP,
  * info MPI_ERR_INFO, errhandler MPI_ERR_ARG (as for MPI_ERRHANDLER_NULL),
- * window MPI_ERR_WIN, file MPI_ERR_FILE, session MPI_ERR_SESSION. TEST_CASE
+ * window MPI_ERR_WIN, file MPI_ERR_FILE, session MPI_ERR_SESSION; and the
+ * tools interface's cvar handles, pvar sessions and pvar handles, whose calls
+ * return MPI_T_ERR_INVALID_HANDLE / MPI_T_ERR_INVALID_SESSION. TEST_CASE
  * picks the kind (comm, type, request, op, group, info, errhandler, win,
- * file, message, session; default all). The garbage: an address nothing is
+ * file, message, session, mpit; default all). The garbage: an address nothing is
  * mapped at, small integers, a pointer into a buffer of junk, a pointer into
  * the middle of a real object, a non-canonical address; and the stale copy
  * of a freed (closed, received, finalized) object of the kind. */
@@ -255,6 +257,73 @@ static void no_handler(MPI_Comm *c, int *code, ...)
             call((type)junk[i_], junk_what[i_]);                                              \
     } while (0)
 
+/* MPI_T calls return their error classes (no handler, no message). */
+static void expect_t(int rc, int cls, const char *fn, const char *what)
+{
+    if (rc != cls)
+        tu_fail("%s: %s gave %d, expected %d", fn, what, rc, cls);
+}
+
+static void bad_cvar_handle(MPI_T_cvar_handle h, const char *what)
+{
+    int v = 0;
+    expect_t(MPI_T_cvar_read(h, &v), MPI_T_ERR_INVALID_HANDLE, "MPI_T_cvar_read", what);
+    expect_t(MPI_T_cvar_write(h, &v), MPI_T_ERR_INVALID_HANDLE, "MPI_T_cvar_write", what);
+    MPI_T_cvar_handle c = h;
+    expect_t(MPI_T_cvar_handle_free(&c), MPI_T_ERR_INVALID_HANDLE, "MPI_T_cvar_handle_free",
+             what);
+}
+
+static void bad_pvar_session(MPI_T_pvar_session s, const char *what)
+{
+    MPI_T_pvar_handle h;
+    int n;
+    expect_t(MPI_T_pvar_start(s, MPI_T_PVAR_ALL_HANDLES), MPI_T_ERR_INVALID_SESSION,
+             "MPI_T_pvar_start", what);
+    expect_t(MPI_T_pvar_handle_alloc(s, 0, NULL, &h, &n), MPI_T_ERR_INVALID_SESSION,
+             "MPI_T_pvar_handle_alloc", what);
+    MPI_T_pvar_session c = s;
+    expect_t(MPI_T_pvar_session_free(&c), MPI_T_ERR_INVALID_SESSION, "MPI_T_pvar_session_free",
+             what);
+}
+
+static void bad_pvar_handle(MPI_T_pvar_handle h, const char *what)
+{
+    MPI_T_pvar_session s;
+    unsigned long long v;
+    TU_ASSERT(MPI_T_pvar_session_create(&s) == MPI_SUCCESS, "MPI_T_pvar_session_create failed");
+    expect_t(MPI_T_pvar_read(s, h, &v), MPI_T_ERR_INVALID_HANDLE, "MPI_T_pvar_read", what);
+    if (h != MPI_T_PVAR_ALL_HANDLES) /* may be the integer 1, which starts them all */
+        expect_t(MPI_T_pvar_start(s, h), MPI_T_ERR_INVALID_HANDLE, "MPI_T_pvar_start", what);
+    MPI_T_pvar_handle c = h;
+    expect_t(MPI_T_pvar_handle_free(s, &c), MPI_T_ERR_INVALID_HANDLE, "MPI_T_pvar_handle_free",
+             what);
+    TU_ASSERT(MPI_T_pvar_session_free(&s) == MPI_SUCCESS, "MPI_T_pvar_session_free failed");
+}
+
+/* The tools interface's handles: cvar handles, pvar sessions and handles. */
+static void mpit_kinds(void)
+{
+    int provided, n;
+    TU_ASSERT(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) == MPI_SUCCESS,
+              "MPI_T_init_thread failed");
+    EACH_JUNK(bad_cvar_handle, MPI_T_cvar_handle);
+    EACH_JUNK(bad_pvar_session, MPI_T_pvar_session);
+    EACH_JUNK(bad_pvar_handle, MPI_T_pvar_handle);
+    MPI_T_cvar_handle ch, stale_ch;
+    TU_ASSERT(MPI_T_cvar_handle_alloc(0, NULL, &ch, &n) == MPI_SUCCESS,
+              "MPI_T_cvar_handle_alloc failed");
+    stale_ch = ch;
+    TU_ASSERT(MPI_T_cvar_handle_free(&ch) == MPI_SUCCESS, "MPI_T_cvar_handle_free failed");
+    bad_cvar_handle(stale_ch, "a freed cvar handle");
+    MPI_T_pvar_session s, stale_s;
+    TU_ASSERT(MPI_T_pvar_session_create(&s) == MPI_SUCCESS, "MPI_T_pvar_session_create failed");
+    stale_s = s;
+    TU_ASSERT(MPI_T_pvar_session_free(&s) == MPI_SUCCESS, "MPI_T_pvar_session_free failed");
+    bad_pvar_session(stale_s, "a freed pvar session");
+    TU_ASSERT(MPI_T_finalize() == MPI_SUCCESS, "MPI_T_finalize failed");
+}
+
 /* An object made by make into o_ and freed by release: its stale copy
  * through one kind's calls. */
 #define STALE(type, call, make, release, what)                                                \
@@ -364,6 +433,8 @@ int main(int argc, char **argv)
                "a completed request");
     }
     newer_kinds(c, all);
+    if (all || !strcmp(c, "mpit"))
+        mpit_kinds();
     tu_finish();
     return 0;
 }
