@@ -27,7 +27,7 @@ int faro_c_fold(const char *fn, MPI_Comm comm, const char *what, MPI_Op op, MPI_
 {
     if (*count >= INT_MIN && *count <= INT_MAX)
         return MPI_SUCCESS;
-    if (op != MPI_OP_NULL && op->magic == FARO_OP_MAGIC && op->kind == FARO_OP_USER)
+    if (!faro_op_check(op) && op->kind == FARO_OP_USER)
         return faro_err(err_comm(comm), MPI_ERR_UNSUPPORTED_OPERATION,
                         "%s: %s is %lld, beyond INT_MAX, with a user op: its function takes an "
                         "int length (MPI_Op_create_c is not built yet)", fn, what,

@@ -28,8 +28,9 @@
  * or from those extents.
  *
  * Lifetime: MPI_File_open makes the handle (collectively), MPI_File_close
- * frees it. Handles come from malloc and keep a magic word; a closed
- * handle's memory keeps magic 0 until reused.
+ * frees it. Handles come from a pool over their own address range
+ * (objects/arena.h) and keep a magic word: a made-up handle is refused before
+ * it is read, and a closed handle's memory keeps magic 0 until reused.
  */
 #ifndef FARO_IO_FILE_H
 #define FARO_IO_FILE_H
@@ -125,6 +126,10 @@ struct faro_file {
 /* ---- file_errh.c ---- */
 /* 0 when fh is an open handle. */
 int faro_file_check(MPI_File fh);
+/* A zeroed file object from the pool; NULL when out of memory. Back with
+ * faro_file_dealloc. */
+MPI_File faro_file_alloc(void);
+void faro_file_dealloc(MPI_File fh);
 /* The MPI_ERR_FILE of a bad handle argument (raised on MPI_FILE_NULL's handler). */
 int faro_file_bad(const char *fn, MPI_File fh);
 /* Raise an error on a file (its handler; MPI_FILE_NULL: the default file handler). */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "io/file.h"
+#include "objects/arena.h"
 
 static MPI_Errhandler null_handler; /* MPI_FILE_NULL's; NULL: MPI_ERRORS_RETURN */
 
@@ -19,17 +20,38 @@ MPI_Errhandler faro_file_default_errhandler(void)
     return null_handler ? null_handler : MPI_ERRORS_RETURN;
 }
 
+/* File objects come from a FIFO pool over their arena (objects/arena.h,
+ * linked through aggs while free), so that a made-up handle is refused before
+ * it is read. */
+static struct faro_pool file_pool = FARO_POOL_INIT("file", FARO_ARENA_SMALL, struct faro_file,
+                                                   aggs, 8);
+
+__attribute__((constructor)) static void file_arena_init(void)
+{
+    faro_pool_start(&file_pool, NULL, 0, 0);
+}
+
+MPI_File faro_file_alloc(void)
+{
+    return faro_pool_get(&file_pool);
+}
+
+void faro_file_dealloc(MPI_File fh)
+{
+    faro_pool_put(&file_pool, fh);
+}
+
 int faro_file_check(MPI_File fh)
 {
-    return fh && fh->magic == FARO_FILE_MAGIC ? 0 : -1;
+    return fh && faro_pool_has(&file_pool, fh) && fh->magic == FARO_FILE_MAGIC ? 0 : -1;
 }
 
 int faro_file_bad(const char *fn, MPI_File fh)
 {
     return faro_file_err(MPI_FILE_NULL, MPI_ERR_FILE, "%s: %s", fn,
                          fh == MPI_FILE_NULL ? "file handle is MPI_FILE_NULL"
-                                             : "argument is not an open file handle (closed, "
-                                               "or never opened)");
+                                             : "argument is not an open file handle "
+                                               "(uninitialised, closed, or never opened?)");
 }
 
 int faro_file_err(MPI_File fh, int errclass, const char *fmt, ...)

@@ -185,14 +185,13 @@ static void file_free(MPI_File fh)
     if (fh->errhandler)
         faro_errhandler_release(fh->errhandler);
     faro_handle_forget(FARO_H_FILE, fh);
-    fh->magic = 0;
     free(fh->aggs);
     free(fh->leader);
     free(fh->cb_data);
     free(fh->cb_window);
     free(fh->path);
     free(fh->shpath);
-    free(fh);
+    faro_file_dealloc(fh);
 }
 
 /* errno of this member; the largest of all members comes back in *any. */
@@ -254,7 +253,7 @@ int PMPI_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info
     if (!strncmp(path, "file:", 5) || !strncmp(path, "ufs:", 4) || !strncmp(path, "nfs:", 4))
         path = strchr(path, ':') + 1;
 
-    MPI_File fh = calloc(1, sizeof *fh);
+    MPI_File fh = faro_file_alloc();
     int err = 0, any = 0;
     if (!fh || !(fh->path = strdup(path)) || !(fh->shpath = malloc(strlen(path) + 64)))
         err = ENOMEM;

@@ -30,6 +30,7 @@
 #include "base/log.h"
 #include "base/tunables.h"
 #include "mpit/mpit.h"
+#include "objects/arena.h"
 #include "p2p/match.h"
 
 #define FARO_MPIT_STRING_MAX 1024
@@ -37,7 +38,18 @@
 struct faro_mpit_cvar_handle {
     unsigned magic;
     int id;
+    void *free_next; /* the pool's link while free */
 };
+
+/* Handles come from a FIFO pool over their arena (objects/arena.h), so that
+ * a made-up handle is refused before it is read. */
+static struct faro_pool cvar_handle_pool = FARO_POOL_INIT(
+    "MPI_T cvar handle", FARO_ARENA_SMALL, struct faro_mpit_cvar_handle, free_next, 64);
+
+__attribute__((constructor)) static void cvar_handle_arena_init(void)
+{
+    faro_pool_start(&cvar_handle_pool, NULL, 0, 0);
+}
 
 /* Read at each use: a write changes what the next use does. */
 static const int live[] = {FARO_TUN_VERBOSE, FARO_TUN_UNEXPECTED_LIMIT,
@@ -151,10 +163,10 @@ int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle
         return MPI_T_ERR_INVALID_INDEX;
     if (!handle || !count)
         return MPI_T_ERR_INVALID;
-    struct faro_mpit_cvar_handle *h = malloc(sizeof *h);
+    struct faro_mpit_cvar_handle *h = faro_pool_get(&cvar_handle_pool);
     if (!h)
         return MPI_T_ERR_MEMORY;
-    *h = (struct faro_mpit_cvar_handle){FARO_MPIT_MAGIC, cvar_index};
+    *h = (struct faro_mpit_cvar_handle){FARO_MPIT_MAGIC, cvar_index, NULL};
     *handle = h;
     *count = type_of(cvar_index) == MPI_CHAR ? FARO_MPIT_STRING_MAX : 1;
     return MPI_SUCCESS;
@@ -162,7 +174,7 @@ int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle
 
 static int bad_handle(MPI_T_cvar_handle h)
 {
-    return !h || h->magic != FARO_MPIT_MAGIC;
+    return !h || !faro_pool_has(&cvar_handle_pool, h) || h->magic != FARO_MPIT_MAGIC;
 }
 
 static int check_access(MPI_T_cvar_handle h, const void *buf)
@@ -178,8 +190,7 @@ int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
     FARO_MPIT_ENTER();
     if (!handle || bad_handle(*handle))
         return MPI_T_ERR_INVALID_HANDLE;
-    (*handle)->magic = 0;
-    free(*handle);
+    faro_pool_put(&cvar_handle_pool, *handle);
     *handle = MPI_T_CVAR_HANDLE_NULL;
     return MPI_SUCCESS;
 }

@@ -29,6 +29,7 @@
 
 #include "base/log.h"
 #include "mpit/mpit.h"
+#include "objects/arena.h"
 #include "objects/comm.h"
 #include "p2p/match.h"
 #include "p2p/request.h"
@@ -62,6 +63,19 @@ struct faro_mpit_session {
     unsigned magic;
     struct faro_mpit_pvar_handle *handles;
 };
+
+/* Sessions and handles come from FIFO pools over their arenas
+ * (objects/arena.h), so that a made-up one is refused before it is read. */
+static struct faro_pool session_pool = FARO_POOL_INIT(
+    "MPI_T pvar session", FARO_ARENA_SMALL, struct faro_mpit_session, handles, 64);
+static struct faro_pool handle_pool = FARO_POOL_INIT(
+    "MPI_T pvar handle", FARO_ARENA_SMALL, struct faro_mpit_pvar_handle, session, 64);
+
+__attribute__((constructor)) static void pvar_arenas_init(void)
+{
+    faro_pool_start(&session_pool, NULL, 0, 0);
+    faro_pool_start(&handle_pool, NULL, 0, 0);
+}
 
 #define MAX_TPS 8
 #define MAX_PVARS (FARO_CNT_N * (MAX_TPS + 1) + 6)
@@ -108,9 +122,9 @@ static void build(void)
         "unexpected queues now", MPI_T_PVAR_CLASS_LEVEL, MPI_T_BIND_NO_OBJECT, -1, D_UNEXP_QUEUED);
     add("p2p_unexpected_queued_max", "the most messages the unexpected queues ever held at "
         "once", MPI_T_PVAR_CLASS_HIGHWATERMARK, MPI_T_BIND_NO_OBJECT, -1, D_UNEXP_MAX);
-    add("p2p_unexpected_bytes", "payload bytes held by unexpected eager messages now (bounded "
-        "by FARO_UNEXPECTED_LIMIT)", MPI_T_PVAR_CLASS_LEVEL, MPI_T_BIND_NO_OBJECT, -1,
-        D_UNEXP_BYTES);
+    add("p2p_unexpected_bytes", "memory held by unexpected messages now: their records and "
+        "eager payloads (bounded by FARO_UNEXPECTED_LIMIT)", MPI_T_PVAR_CLASS_LEVEL,
+        MPI_T_BIND_NO_OBJECT, -1, D_UNEXP_BYTES);
     add("p2p_posted_recvs", "receives posted and waiting for their message now",
         MPI_T_PVAR_CLASS_LEVEL, MPI_T_BIND_NO_OBJECT, -1, D_POSTED);
     add("p2p_comm_unexpected_queued", "messages waiting for their receive in this "
@@ -262,7 +276,7 @@ int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
     FARO_MPIT_ENTER();
     if (!session)
         return MPI_T_ERR_INVALID;
-    struct faro_mpit_session *s = calloc(1, sizeof *s);
+    struct faro_mpit_session *s = faro_pool_get(&session_pool);
     if (!s)
         return MPI_T_ERR_MEMORY;
     s->magic = FARO_MPIT_MAGIC;
@@ -272,7 +286,7 @@ int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
 
 static int bad_session(MPI_T_pvar_session s)
 {
-    return !s || s->magic != FARO_MPIT_MAGIC;
+    return !s || !faro_pool_has(&session_pool, s) || s->magic != FARO_MPIT_MAGIC;
 }
 
 #pragma weak MPI_T_pvar_session_free = PMPI_T_pvar_session_free
@@ -285,11 +299,9 @@ int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
     while (s->handles) { /* the standard frees the session's handles with it */
         struct faro_mpit_pvar_handle *h = s->handles;
         s->handles = h->next;
-        h->magic = 0;
-        free(h);
+        faro_pool_put(&handle_pool, h);
     }
-    s->magic = 0;
-    free(s);
+    faro_pool_put(&session_pool, s);
     *session = MPI_T_PVAR_SESSION_NULL;
     return MPI_SUCCESS;
 }
@@ -312,7 +324,7 @@ int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *o
             return MPI_T_ERR_INVALID_HANDLE; /* no communicator to bind to */
         ctx = comm->context_id;
     }
-    struct faro_mpit_pvar_handle *h = calloc(1, sizeof *h);
+    struct faro_mpit_pvar_handle *h = faro_pool_get(&handle_pool);
     if (!h)
         return MPI_T_ERR_MEMORY;
     h->magic = FARO_MPIT_MAGIC;
@@ -333,7 +345,8 @@ static int check_handle(MPI_T_pvar_session s, MPI_T_pvar_handle h, int all)
         return MPI_T_ERR_INVALID_SESSION;
     if (h == MPI_T_PVAR_ALL_HANDLES)
         return all ? MPI_SUCCESS : MPI_T_ERR_INVALID_HANDLE;
-    if (!h || h->magic != FARO_MPIT_MAGIC || h->session != s)
+    if (!h || !faro_pool_has(&handle_pool, h) || h->magic != FARO_MPIT_MAGIC ||
+        h->session != s)
         return MPI_T_ERR_INVALID_HANDLE;
     return MPI_SUCCESS;
 }
@@ -350,8 +363,7 @@ int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handl
             *pp = (*handle)->next;
             break;
         }
-    (*handle)->magic = 0;
-    free(*handle);
+    faro_pool_put(&handle_pool, *handle);
     *handle = MPI_T_PVAR_HANDLE_NULL;
     return MPI_SUCCESS;
 }

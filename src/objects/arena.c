@@ -2,6 +2,7 @@
  * Object arenas (contract: arena.h).
  */
 #include <dlfcn.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -126,7 +127,18 @@ static void **next_of(const struct faro_pool *p, void *obj)
     return (void **)((char *)obj + p->link);
 }
 
-void faro_pool_put(struct faro_pool *p, void *obj)
+static void lock(struct faro_pool *p)
+{
+    while (atomic_flag_test_and_set_explicit(&p->lock, memory_order_acquire))
+        sched_yield();
+}
+
+static void unlock(struct faro_pool *p)
+{
+    atomic_flag_clear_explicit(&p->lock, memory_order_release);
+}
+
+static void put_locked(struct faro_pool *p, void *obj)
 {
     memset(obj, 0, p->size);
     if (p->tail)
@@ -136,19 +148,42 @@ void faro_pool_put(struct faro_pool *p, void *obj)
     p->tail = obj;
 }
 
+void faro_pool_put(struct faro_pool *p, void *obj)
+{
+    lock(p);
+    put_locked(p, obj);
+    unlock(p);
+}
+
 void *faro_pool_get(struct faro_pool *p)
 {
+    lock(p);
     if (!p->head) {
         char *chunk = faro_arena_alloc(&p->arena, (size_t)p->chunk * p->size);
-        if (!chunk)
+        if (!chunk) {
+            unlock(p);
             return NULL;
+        }
         for (int i = 0; i < p->chunk; i++)
-            faro_pool_put(p, chunk + (size_t)i * p->size);
+            put_locked(p, chunk + (size_t)i * p->size);
     }
     void *obj = p->head;
     p->head = *next_of(p, obj);
     if (!p->head)
         p->tail = NULL;
+    unlock(p);
     memset(obj, 0, p->size);
     return obj;
+}
+
+void faro_pool_start(struct faro_pool *p, const void *const *fixed, int n, size_t size)
+{
+    faro_arena_reserve(&p->arena);
+    for (int i = 0; i < n; i++)
+        faro_arena_add_fixed(&p->arena, fixed[i], size);
+}
+
+int faro_pool_has(struct faro_pool *p, const void *obj)
+{
+    return faro_arena_has_recent(&p->arena, obj);
 }

@@ -1,13 +1,16 @@
 /*
- * Object arenas: where the communicator, datatype and request objects behind
- * the program's handles live, so that a handle can be checked before it is
- * read. A handle is a pointer; a program that passes an uninitialised or
+ * Object arenas: where the objects behind the program's handles live (every
+ * kind: communicators, datatypes, requests, ops, groups, infos, errhandlers,
+ * windows, files, messages, sessions, and the tools interface's cvar handles,
+ * pvar sessions and pvar handles), so that a handle can be checked before it
+ * is read. A handle is a pointer; a program that passes an uninitialised or
  * made-up one (a stack leftover, a small integer, an address nothing is
  * mapped at) made the check of the object's magic number fault. With the
  * objects of a kind in one reserved address range, "is it one of ours" is a
  * subtraction and a compare, and only then is the object read.
  *
- * Each kind owns one arena (request.c, datatype.c, comm.c): an address range
+ * Each kind owns one arena (request.c, datatype.c, comm.c, and a pool's for
+ * the others, next to each kind's check): an address range
  * reserved without access when the library is loaded, of which chunks
  * are made readable and writable as the kind's pool grows, and never given
  * back (the pools already kept their slabs for ever). When the range cannot
@@ -69,21 +72,33 @@ void faro_arena_add_fixed(struct faro_arena *a, const void *p, size_t size);
  * a time: a freed object waits at the end of the queue before it is used
  * again, so that a program's stale handle reads as freed (its magic cleared)
  * for as long as possible rather than as the next object. The queue links
- * through a pointer-sized field of the object at offset link. Under the
- * library lock. */
+ * through a pointer-sized field of the object at offset link (not the
+ * magic number's). The pool has its own lock (a spin lock: held for a few
+ * pointer moves, or while a chunk is mapped): groups, infos and ops are made
+ * and freed outside the library lock. */
 struct faro_pool {
     struct faro_arena arena;
     size_t size, link;
     int chunk;
     void *head, *tail;
+    atomic_flag lock;
 };
 #define FARO_POOL_INIT(name, bytes, type, member, per_chunk)                             \
     { FARO_ARENA_INIT(name, bytes), sizeof(type), offsetof(type, member), per_chunk, NULL, \
-      NULL }
+      NULL, ATOMIC_FLAG_INIT }
+/* The range of the kinds a program makes few of (all but communicators,
+ * datatypes and requests): the smallest worth reserving. */
+#define FARO_ARENA_SMALL ((size_t)16 << 20)
 /* A zeroed object; NULL when out of memory. */
 void *faro_pool_get(struct faro_pool *p);
 /* obj goes to the end of the queue, zeroed. */
 void faro_pool_put(struct faro_pool *p, void *obj);
+/* Reserve p's range and bracket the n predefined objects at fixed[] (each of
+ * size bytes, where the program sees it): a constructor's work. */
+void faro_pool_start(struct faro_pool *p, const void *const *fixed, int n, size_t size);
+/* 1 when obj may be read as one of p's objects (then check its magic
+ * number): for the kinds that are not on a hot path. */
+int faro_pool_has(struct faro_pool *p, const void *obj);
 
 /* The whole test: range, brackets, list; remembers p in last when found. */
 int faro_arena_has_slow(struct faro_arena *a, const void *p);

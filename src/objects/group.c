@@ -9,20 +9,43 @@
 #include <string.h>
 
 #include "core.h"
+#include "objects/arena.h"
 
 struct faro_group_predefined faro_mpi_group_empty = {.obj = {
     .magic = FARO_GROUP_MAGIC, .size = 0, .rank = MPI_UNDEFINED, .predefined = 1}};
 
+/* Group objects come from a FIFO pool over their arena (objects/arena.h,
+ * linked through world while free), so that a made-up handle is refused
+ * before it is read; the member list is malloc'ed. */
+static struct faro_pool group_pool = FARO_POOL_INIT("group", FARO_ARENA_SMALL, struct faro_group,
+                                                    world, 64);
+
+__attribute__((constructor)) static void group_arena_init(void)
+{
+    static const void *const fixed[] = {MPI_GROUP_EMPTY};
+    faro_pool_start(&group_pool, fixed, 1, sizeof(struct faro_group_predefined));
+}
+
 int faro_group_check(MPI_Group g)
 {
-    return (g && g->magic == FARO_GROUP_MAGIC) ? 0 : -1;
+    return g && faro_pool_has(&group_pool, g) && g->magic == FARO_GROUP_MAGIC ? 0 : -1;
+}
+
+static void group_destroy(struct faro_group *g)
+{
+    free(g->world);
+    faro_pool_put(&group_pool, g);
 }
 
 struct faro_group *faro_group_alloc(int n)
 {
-    struct faro_group *g = malloc(sizeof *g + (size_t)n * sizeof(int));
+    struct faro_group *g = faro_pool_get(&group_pool);
     if (!g)
         return NULL;
+    if (n && !(g->world = malloc((size_t)n * sizeof(int)))) {
+        faro_pool_put(&group_pool, g);
+        return NULL;
+    }
     g->magic = FARO_GROUP_MAGIC;
     g->size = n;
     g->rank = MPI_UNDEFINED;
@@ -55,8 +78,7 @@ void faro_group_release(struct faro_group *g)
     if (g->predefined || --g->refcount > 0)
         return;
     faro_handle_forget(FARO_H_GROUP, g);
-    g->magic = 0;
-    free(g);
+    group_destroy(g);
 }
 
 static int bad_group(const char *fn, const char *which, MPI_Group g)
@@ -93,7 +115,7 @@ static int result(const char *fn, struct faro_group *g, MPI_Group *out)
     if (!g)
         return no_mem(fn);
     if (g->size == 0) {
-        free(g);
+        group_destroy(g);
         *out = MPI_GROUP_EMPTY;
         return MPI_SUCCESS;
     }

@@ -18,7 +18,8 @@ struct faro_group {
     int rank;              /* this process's rank in the group, or MPI_UNDEFINED */
     int refcount;
     int predefined;        /* MPI_GROUP_EMPTY: never freed */
-    int world[];           /* world[i]: job rank of group rank i */
+    int *world;            /* world[i]: job rank of group rank i (malloc'ed; the
+                            * object itself comes from the group pool) */
 };
 FARO_PREDEFINED_WRAPPER(faro_group, GROUP);
 

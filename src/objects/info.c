@@ -13,10 +13,23 @@
 #include <unistd.h>
 
 #include "core.h"
+#include "objects/arena.h"
 
 struct faro_info_predefined faro_mpi_info_env = {.obj = {.magic = FARO_INFO_MAGIC,
                                                           .predefined = 1}};
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
+
+/* Info objects come from a FIFO pool over their arena (objects/arena.h,
+ * linked through ent while free), so that a made-up handle is refused before
+ * it is read. */
+static struct faro_pool info_pool = FARO_POOL_INIT("info", FARO_ARENA_SMALL, struct faro_info, ent,
+                                                   64);
+
+__attribute__((constructor)) static void info_arena_init(void)
+{
+    static const void *const fixed[] = {MPI_INFO_ENV};
+    faro_pool_start(&info_pool, fixed, 1, sizeof(struct faro_info_predefined));
+}
 
 static int find(MPI_Info info, const char *key)
 {
@@ -97,7 +110,7 @@ static void env_fill(void)
 
 int faro_info_check(MPI_Info info)
 {
-    if (!info || info->magic != FARO_INFO_MAGIC)
+    if (!info || !faro_pool_has(&info_pool, info) || info->magic != FARO_INFO_MAGIC)
         return -1;
     if (info == MPI_INFO_ENV)
         pthread_once(&env_once, env_fill);
@@ -121,13 +134,12 @@ void faro_info_destroy(MPI_Info info)
         free(info->ent[i].val);
     }
     free(info->ent);
-    info->magic = 0;
-    free(info);
+    faro_pool_put(&info_pool, info);
 }
 
 MPI_Info faro_info_copy(MPI_Info info)
 {
-    struct faro_info *c = calloc(1, sizeof *c);
+    struct faro_info *c = faro_pool_get(&info_pool);
     if (!c)
         return NULL;
     c->magic = FARO_INFO_MAGIC;

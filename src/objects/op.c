@@ -16,6 +16,7 @@
 
 #include "core.h"
 #include "bigcount/wide.h"
+#include "objects/arena.h"
 
 #define PREDEF(var, kind_, commute_, label)                                               \
     struct faro_op_predefined faro_mpi_op_##var = {.obj = {                                 \
@@ -36,6 +37,25 @@ PREDEF(minloc, FARO_OP_MINLOC, 1, "MPI_MINLOC")
 /* The result depends on which operand is which: not commutative. */
 PREDEF(replace, FARO_OP_REPLACE, 0, "MPI_REPLACE")
 PREDEF(no_op, FARO_OP_NO_OP, 0, "MPI_NO_OP")
+
+/* User ops come from a FIFO pool over their arena (objects/arena.h, linked
+ * through name while free), so that a made-up handle is refused before it is
+ * read; the predefined ones are bracketed where the program sees them. */
+static struct faro_pool op_pool = FARO_POOL_INIT("op", FARO_ARENA_SMALL, struct faro_op, name, 32);
+
+__attribute__((constructor)) static void op_arena_init(void)
+{
+    static const void *const fixed[] = {MPI_MAX, MPI_MIN, MPI_SUM, MPI_PROD, MPI_LAND,
+                                        MPI_BAND, MPI_LOR, MPI_BOR, MPI_LXOR, MPI_BXOR,
+                                        MPI_MAXLOC, MPI_MINLOC, MPI_REPLACE, MPI_NO_OP};
+    faro_pool_start(&op_pool, fixed, (int)(sizeof fixed / sizeof *fixed),
+                    sizeof(struct faro_op_predefined));
+}
+
+int faro_op_check(MPI_Op op)
+{
+    return op && faro_pool_has(&op_pool, op) && op->magic == FARO_OP_MAGIC ? 0 : -1;
+}
 
 /* The type groups of MPI-3.1 5.9.2. */
 enum {
@@ -246,8 +266,9 @@ int faro_op_valid(MPI_Op op, MPI_Datatype t, char *msg, size_t msglen)
                  "MPI_Op_create is needed)");
         return MPI_ERR_OP;
     }
-    if (op->magic != FARO_OP_MAGIC) {
-        snprintf(msg, msglen, "op %p is not an operation (freed, or another kind of handle)",
+    if (faro_op_check(op)) {
+        snprintf(msg, msglen, "op %p is not an operation (uninitialised, freed, or another "
+                 "kind of handle?)",
                  (void *)op);
         return MPI_ERR_OP;
     }
@@ -300,7 +321,7 @@ void faro_op_retain(MPI_Op op)
 void faro_op_release(MPI_Op op)
 {
     if (!op->predefined && __atomic_sub_fetch(&op->refcount, 1, __ATOMIC_ACQ_REL) == 0)
-        free(op);
+        faro_pool_put(&op_pool, op);
 }
 
 /* User functions take an int count: longer buffers go in pieces. */
@@ -404,7 +425,7 @@ static int op_create(const char *fn, MPI_User_function *user_fn,
     if (!op)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: op is NULL (the address of an MPI_Op "
                         "to set is needed)", fn);
-    struct faro_op *o = calloc(1, sizeof *o);
+    struct faro_op *o = faro_pool_get(&op_pool);
     if (!o)
         return faro_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     o->magic = FARO_OP_MAGIC;
@@ -434,9 +455,9 @@ static int check_op(const char *fn, MPI_Op op)
 {
     if (op == MPI_OP_NULL)
         return faro_err(MPI_COMM_NULL, MPI_ERR_OP, "%s: op is MPI_OP_NULL", fn);
-    if (op->magic != FARO_OP_MAGIC)
-        return faro_err(MPI_COMM_NULL, MPI_ERR_OP, "%s: op %p is not an operation (freed, or "
-                        "another kind of handle)", fn, (void *)op);
+    if (faro_op_check(op))
+        return faro_err(MPI_COMM_NULL, MPI_ERR_OP, "%s: op %p is not an operation "
+                        "(uninitialised, freed, or another kind of handle?)", fn, (void *)op);
     return MPI_SUCCESS;
 }
 

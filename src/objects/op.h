@@ -29,6 +29,8 @@ int faro_op_is_commutative(MPI_Op op);
 /* A nonblocking operation that keeps op past the call retains it and releases
  * it at completion, so MPI_Op_free during the operation is safe. */
 void faro_op_retain(MPI_Op op);
+/* 0 when op is a live op (predefined or user); made-up handles are not read. */
+int faro_op_check(MPI_Op op);
 void faro_op_release(MPI_Op op);
 
 #define FARO_OP_MAGIC 0x0f0fa12du

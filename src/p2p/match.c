@@ -45,28 +45,30 @@ void faro_unexp_limit_changed(void)
 }
 
 /* Past the cached limit: read the limit again, and end the job when the
- * message would pass it. */
+ * message (charge bytes: its record and what it keeps) would pass it. */
 static __attribute__((noinline)) void unexp_over(int peer, const struct faro_hdr_match *m,
-                                                 size_t len)
+                                                 size_t charge, const char *kind)
 {
     unexp_limit = (size_t)faro_tun_int(FARO_TUN_UNEXPECTED_LIMIT);
-    if (faro_unexp_bytes + len > unexp_limit) {
+    if (faro_unexp_bytes + charge > unexp_limit) {
         char have[32], lim[32];
         snprintf(have, sizeof have, "%.1f MiB", (double)faro_unexp_bytes / 1048576.0);
         snprintf(lim, sizeof lim, "%s", faro_tun_str(FARO_TUN_UNEXPECTED_LIMIT));
-        faro_fatal(MPI_ERR_NO_MEM, "messages that arrived before their receives hold %s here, "
-                   "and a %zu-byte one from rank %d (tag %d) would pass "
-                   "FARO_UNEXPECTED_LIMIT=%s: post the receives earlier, or let the sender "
-                   "wait (MPI_Ssend), or raise FARO_UNEXPECTED_LIMIT", have, len, peer,
-                   m->tag, lim);
+        faro_fatal(MPI_ERR_NO_MEM, "messages that arrived before their receives hold %s here "
+                   "(%zu messages: their data and a %zu-byte record each), and a %llu-byte "
+                   "%s one from rank %d (tag %d) would pass FARO_UNEXPECTED_LIMIT=%s: post "
+                   "the receives earlier, or let the sender wait (MPI_Ssend), or raise "
+                   "FARO_UNEXPECTED_LIMIT", have, faro_unexp_queued, sizeof(struct faro_unexp),
+                   (unsigned long long)m->len, kind, peer, m->tag, lim);
     }
 }
 
 struct faro_unexp *faro_unexp_eager(int peer, const struct faro_hdr_match *m)
 {
     size_t len = (size_t)m->len;
-    if (__builtin_expect(faro_unexp_bytes + len > unexp_limit, 0))
-        unexp_over(peer, m, len);
+    /* the record counts too: a flood of empty messages is no less a flood */
+    if (__builtin_expect(faro_unexp_bytes + len + sizeof(struct faro_unexp) > unexp_limit, 0))
+        unexp_over(peer, m, len + sizeof(struct faro_unexp), "eager");
     struct faro_unexp *u = malloc(sizeof *u + len);
     if (!u)
         faro_fatal(MPI_ERR_NO_MEM, "out of memory for an arriving message of %zu bytes from "
@@ -77,8 +79,29 @@ struct faro_unexp *faro_unexp_eager(int peer, const struct faro_hdr_match *m)
     u->peer = peer;
     u->h.m = *m;
     u->data = (char *)(u + 1);
-    u->held = len;
-    faro_unexp_bytes += len;
+    u->held = sizeof *u + len;
+    faro_unexp_bytes += u->held;
+    return u;
+}
+
+struct faro_unexp *faro_unexp_rts(int peer, const struct faro_hdr_rts *h, const void *key,
+                                  size_t keylen)
+{
+    int keeps_key = (h->m.flags & FARO_HDR_RKEY_DATA) != 0;
+    size_t charge = sizeof(struct faro_unexp) + (keeps_key ? keylen : 0);
+    if (faro_unexp_bytes + charge > unexp_limit)
+        unexp_over(peer, &h->m, charge, "rendezvous");
+    struct faro_unexp *u = calloc(1, sizeof *u);
+    if (u && keeps_key && (u->data = malloc(keylen ? keylen : 1)))
+        memcpy(u->data, key, keylen); /* the key travels with the record */
+    if (!u || (keeps_key && !u->data))
+        faro_fatal(MPI_ERR_NO_MEM, "out of memory for a rendezvous record from rank %d "
+                   "(unexpected messages already hold %zu bytes here)", peer, faro_unexp_bytes);
+    u->kind = FARO_AM_RTS;
+    u->peer = peer;
+    u->h = *h;
+    u->held = charge;
+    faro_unexp_bytes += charge;
     return u;
 }
 

@@ -23,7 +23,7 @@ struct faro_unexp {
     struct faro_hdr_rts h;     /* h.m for EAGER */
     char *data;                /* EAGER: the payload so far */
     size_t have;               /* EAGER: bytes arrived */
-    size_t held;               /* bytes of data counted in faro_unexp_bytes */
+    size_t held;               /* bytes counted in faro_unexp_bytes (record and data) */
     struct faro_request *req;  /* matched receive still taking fragments */
 };
 
@@ -62,16 +62,21 @@ void faro_mq_add_unexp(struct faro_mq *q, struct faro_unexp *u);
 /* Messages in the unexpected queues of every context now, and the most there
  * ever were (MPI_T's p2p_unexpected_queued and its high watermark). */
 extern size_t faro_unexp_queued, faro_unexp_queued_max;
-/* Memory held by unexpected messages' payloads at this process, bounded by
+/* Memory held by unexpected messages at this process (each one's record and
+ * what it keeps: an eager payload, a rendezvous key), bounded by
  * FARO_UNEXPECTED_LIMIT: faro_unexp_eager makes the record of an eager
  * message from peer with header m and room for its m->len bytes after it
- * (one allocation), and ends the job with the numbers and the knob when
- * that would pass the bound; faro_unexp_free releases a record and its
- * payload. */
+ * (one allocation), faro_unexp_rts the record of a rendezvous announcement
+ * (with a copy of the keylen bytes of key when h says they are the
+ * sender's memory key); both end the job with the numbers and the knob
+ * when that would pass the bound. faro_unexp_free releases a record and
+ * what it keeps. */
 extern size_t faro_unexp_bytes;
 /* FARO_UNEXPECTED_LIMIT was written (MPI_T_cvar_write): read it again. */
 void faro_unexp_limit_changed(void);
 struct faro_unexp *faro_unexp_eager(int peer, const struct faro_hdr_match *m);
+struct faro_unexp *faro_unexp_rts(int peer, const struct faro_hdr_rts *h, const void *key,
+                                  size_t keylen);
 void faro_unexp_free(struct faro_unexp *u);
 /* First unexpected message matching (src, tag), either may be a wildcard;
  * removed when take is set. */

@@ -7,14 +7,29 @@
 #include <stdlib.h>
 
 #include "bigcount/wide.h"
+#include "objects/arena.h"
 #include "p2p/pt2pt.h"
 
+#define FARO_MESSAGE_MAGIC 0x4d534731u /* "MSG1" */
+
 struct faro_message {
+    uint32_t magic; /* FARO_MESSAGE_MAGIC until the message is received */
     struct faro_unexp *u;
     MPI_Comm comm;
 };
 FARO_PREDEFINED_WRAPPER(faro_message, MESSAGE);
-struct faro_message_predefined faro_mpi_message_no_proc;
+struct faro_message_predefined faro_mpi_message_no_proc; /* compared, never read */
+
+/* Message objects come from a FIFO pool over their arena (objects/arena.h,
+ * linked through comm while free), so that a made-up handle is refused before
+ * it is read. */
+static struct faro_pool message_pool = FARO_POOL_INIT("message", FARO_ARENA_SMALL,
+                                                      struct faro_message, comm, 64);
+
+__attribute__((constructor)) static void message_arena_init(void)
+{
+    faro_pool_start(&message_pool, NULL, 0, 0);
+}
 
 /* A probe fills source, tag and count; MPI_ERROR stays as the program set it
  * (only the calls that return several statuses write it). */
@@ -71,9 +86,10 @@ static int check(const char *fn, int source, int tag, MPI_Comm comm)
 
 static int make_message(struct faro_unexp *u, MPI_Comm comm, MPI_Message *message)
 {
-    struct faro_message *m = malloc(sizeof *m);
+    struct faro_message *m = faro_pool_get(&message_pool);
     if (!m)
         return faro_err(comm, MPI_ERR_NO_MEM, "MPI_Mprobe: out of memory");
+    m->magic = FARO_MESSAGE_MAGIC;
     m->u = u;
     m->comm = comm;
     *message = m;
@@ -168,6 +184,9 @@ int faro_wide_Imrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype ty
         return rc;
     }
     struct faro_message *m = *message;
+    if (!faro_pool_has(&message_pool, m) || m->magic != FARO_MESSAGE_MAGIC)
+        return faro_err(MPI_COMM_NULL, MPI_ERR_REQUEST, "%s: argument is not a message "
+                        "(uninitialised, already received, or not from MPI_Mprobe?)", fn);
     int rc = faro_check_p2p(fn, m->comm, buf, count, &type, MPI_ANY_SOURCE, MPI_ANY_TAG, 1);
     if (rc)
         return rc;
@@ -185,7 +204,7 @@ int faro_wide_Imrecv(const char *fn, void *buf, MPI_Count count, MPI_Datatype ty
         return rc;
     }
     faro_recv_take_unexp(r, m->u);
-    free(m);
+    faro_pool_put(&message_pool, m);
     *message = MPI_MESSAGE_NULL;
     *request = r;
     return MPI_SUCCESS;

@@ -443,15 +443,7 @@ static void on_rts(void *core, void *ctx, const void *hdr, size_t hdrlen, const 
     }
     faro_trace("RTS from rank %d (context %u, tag %d, %llu bytes): unexpected", peer, h.m.ctx,
                h.m.tag, (unsigned long long)h.m.len);
-    struct faro_unexp *u = calloc(1, sizeof *u);
-    if (u && (h.m.flags & FARO_HDR_RKEY_DATA) && (u->data = malloc(len ? len : 1)))
-        memcpy(u->data, data, len); /* the key travels with the record */
-    if (!u || ((h.m.flags & FARO_HDR_RKEY_DATA) && !u->data))
-        faro_fatal(MPI_ERR_NO_MEM, "out of memory for a rendezvous record");
-    u->kind = FARO_AM_RTS;
-    u->peer = peer;
-    u->h = h;
-    faro_mq_add_unexp(q, u);
+    faro_mq_add_unexp(q, faro_unexp_rts(peer, &h, data, len));
 }
 
 /* A receive takes an unexpected message (posted late, or Mrecv). */

@@ -201,7 +201,7 @@ static int check_op(MPI_Win win, const struct rma_args *a)
     /* Zero elements: nothing to combine, so no op to check (MPICH and Open MPI accept
      * MPI_SUM on MPI_BYTE there, and mpi4py relies on it). */
     if ((a->kind == RMA_ACC || a->kind == RMA_GACC) && tbytes > 0) {
-        if (a->op == MPI_OP_NULL || a->op->magic != FARO_OP_MAGIC)
+        if (faro_op_check(a->op))
             return faro_win_err(win, MPI_ERR_OP, "%s: op is not a valid operation", fn);
         if (!a->op->predefined)
             return faro_win_err(win, MPI_ERR_OP, "%s: %s is a user operation; one-sided "

@@ -25,22 +25,34 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "objects/arena.h"
 #include "rma/rma.h"
 
 struct faro_win *faro_rma_windows;
 static int poller = -1;
 
+/* Window objects come from a FIFO pool over their arena (objects/arena.h,
+ * linked through ranks while free), so that a made-up handle is refused
+ * before it is read. */
+static struct faro_pool win_pool = FARO_POOL_INIT("window", FARO_ARENA_SMALL, struct faro_win,
+                                                  ranks, 8);
+
+__attribute__((constructor)) static void win_arena_init(void)
+{
+    faro_pool_start(&win_pool, NULL, 0, 0);
+}
+
 int faro_win_check(MPI_Win w)
 {
-    return w && w->magic == FARO_WIN_MAGIC ? 0 : -1;
+    return w && faro_pool_has(&win_pool, w) && w->magic == FARO_WIN_MAGIC ? 0 : -1;
 }
 
 int faro_win_bad(const char *fn, MPI_Win w)
 {
     return faro_err(MPI_COMM_NULL, MPI_ERR_WIN, "%s: %s", fn,
                     w == MPI_WIN_NULL ? "window is MPI_WIN_NULL"
-                                      : "argument is not a valid window (freed, or never "
-                                        "created)");
+                                      : "argument is not a valid window (uninitialised, "
+                                        "freed, or never created?)");
 }
 
 static int info_true(MPI_Info info, const char *key)
@@ -81,7 +93,7 @@ static int win_new(const char *fn, MPI_Comm comm, MPI_Info info, int flavor, MPI
     int rc = faro_ctx_agree(fn, comm, 1, &ctx);
     if (rc)
         return rc;
-    struct faro_win *w = calloc(1, sizeof *w);
+    struct faro_win *w = faro_pool_get(&win_pool);
     int *world = NULL;
     if (w && comm->world && (world = malloc((size_t)comm->size * sizeof(int))))
         memcpy(world, comm->world, (size_t)comm->size * sizeof(int));
@@ -89,7 +101,8 @@ static int win_new(const char *fn, MPI_Comm comm, MPI_Info info, int flavor, MPI
                      ? faro_comm_new(comm, ctx, comm->size, world, comm->rank) : NULL;
     if (!c) {
         free(world);
-        free(w);
+        if (w)
+            faro_pool_put(&win_pool, w);
         faro_ctx_release(ctx);
         return faro_err(comm, MPI_ERR_NO_MEM, "%s: out of memory", fn);
     }
@@ -133,8 +146,7 @@ static void win_destroy(MPI_Win w)
     faro_errhandler_release(w->errhandler);
     faro_comm_release(w->comm);
     faro_handle_forget(FARO_H_WIN, w);
-    w->magic = 0;
-    free(w);
+    faro_pool_put(&win_pool, w);
 }
 
 /* progress_thread.c: start the thread of FARO_ASYNC_PROGRESS if it is wanted and

@@ -24,6 +24,7 @@
 #include "core.h"
 #include "base/log.h"
 #include "base/pmi.h"
+#include "objects/arena.h"
 
 #define RING 64
 #define CLASS_BITS 8
@@ -503,9 +504,22 @@ int PMPI_Add_error_string(int errorcode, const char *string)
 
 /* ---- errhandlers ---- */
 
+/* User errhandlers come from a FIFO pool over their arena (objects/arena.h,
+ * linked through fn while free), so that a made-up handle is refused before
+ * it is read. */
+static struct faro_pool eh_pool = FARO_POOL_INIT("errhandler", FARO_ARENA_SMALL,
+                                                 struct faro_errhandler, fn, 32);
+
+__attribute__((constructor)) static void eh_arena_init(void)
+{
+    static const void *const fixed[] = {MPI_ERRORS_ARE_FATAL, MPI_ERRORS_RETURN,
+                                        MPI_ERRORS_ABORT};
+    faro_pool_start(&eh_pool, fixed, 3, sizeof(struct faro_errhandler_predefined));
+}
+
 int faro_errhandler_check(MPI_Errhandler eh)
 {
-    return eh && eh->magic == FARO_ERRHANDLER_MAGIC ? 0 : -1;
+    return eh && faro_pool_has(&eh_pool, eh) && eh->magic == FARO_ERRHANDLER_MAGIC ? 0 : -1;
 }
 
 void faro_errhandler_retain(MPI_Errhandler eh)
@@ -519,8 +533,7 @@ void faro_errhandler_release(MPI_Errhandler eh)
     if (eh->predefined || __atomic_sub_fetch(&eh->refcount, 1, __ATOMIC_ACQ_REL) != 0)
         return;
     faro_handle_forget(FARO_H_ERRHANDLER, eh);
-    eh->magic = 0;
-    free(eh);
+    faro_pool_put(&eh_pool, eh);
 }
 
 static int check_eh(const char *fn, MPI_Errhandler eh)
@@ -529,7 +542,8 @@ static int check_eh(const char *fn, MPI_Errhandler eh)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: errhandler is MPI_ERRHANDLER_NULL", fn);
     if (faro_errhandler_check(eh))
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG,
-                        "%s: argument is not a valid errhandler (freed, or never created)", fn);
+                        "%s: argument is not a valid errhandler (uninitialised, freed, or "
+                        "never created?)", fn);
     return MPI_SUCCESS;
 }
 
@@ -573,7 +587,7 @@ int faro_errhandler_create(const char *fn, MPI_Comm_errhandler_function *f, MPI_
     if (!f || !eh)
         return faro_err(MPI_COMM_NULL, MPI_ERR_ARG, "%s: %s is NULL", fn,
                         f ? "errhandler" : "function");
-    struct faro_errhandler *e = calloc(1, sizeof *e);
+    struct faro_errhandler *e = faro_pool_get(&eh_pool);
     if (!e)
         return faro_err(MPI_COMM_NULL, MPI_ERR_NO_MEM, "%s: no memory", fn);
     e->magic = FARO_ERRHANDLER_MAGIC;

@@ -26,6 +26,7 @@
 #include <strings.h>
 
 #include "core.h"
+#include "objects/arena.h"
 
 #define FARO_SESSION_MAGIC 0x53455353u
 
@@ -68,12 +69,24 @@ static int session_bad(const char *fn, MPI_Session s)
      * outside an object */
     return faro_err(MPI_COMM_NULL, MPI_ERR_SESSION, "%s: %s", fn,
                     s == MPI_SESSION_NULL ? "session is MPI_SESSION_NULL"
-                                          : "not a valid session (finalized, or never made)");
+                                          : "not a valid session (uninitialised, finalized, "
+                                            "or never made?)");
+}
+
+/* Session objects come from a FIFO pool over their arena (objects/arena.h,
+ * linked through info while free), so that a made-up handle is refused
+ * before it is read. */
+static struct faro_pool session_pool = FARO_POOL_INIT("session", FARO_ARENA_SMALL,
+                                                      struct faro_session, info, 16);
+
+__attribute__((constructor)) static void session_arena_init(void)
+{
+    faro_pool_start(&session_pool, NULL, 0, 0);
 }
 
 static int session_check(MPI_Session s)
 {
-    return s && s->magic == FARO_SESSION_MAGIC ? 0 : -1;
+    return s && faro_pool_has(&session_pool, s) && s->magic == FARO_SESSION_MAGIC ? 0 : -1;
 }
 
 #define CHECK_SESSION(fn, s)                                                                  \
@@ -119,10 +132,11 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
         return raise_on(NULL, errhandler, faro_err_code(MPI_ERR_OTHER, "%s: MPI was finalized "
                         "in this process (MPI_Finalize and every session's "
                         "MPI_Session_finalize); Faro cannot start it again", fn));
-    struct faro_session *s = calloc(1, sizeof *s);
+    struct faro_session *s = faro_pool_get(&session_pool);
     MPI_Info copy = s ? faro_info_copy(info) : NULL;
     if (!copy) {
-        free(s);
+        if (s)
+            faro_pool_put(&session_pool, s);
         return raise_on(NULL, errhandler, faro_err_code(MPI_ERR_NO_MEM, "%s: out of memory",
                                                         fn));
     }
@@ -130,7 +144,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     int rc = faro_runtime_acquire(fn, level, &provided);
     if (rc) {
         faro_info_destroy(copy);
-        free(s);
+        faro_pool_put(&session_pool, s);
         return rc;
     }
     char lv[32];
@@ -154,10 +168,9 @@ int PMPI_Session_finalize(MPI_Session *session)
     CHECK_SESSION(fn, *session);
     struct faro_session *s = *session;
     faro_handle_forget(FARO_H_SESSION, s);
-    s->magic = 0;
     faro_errhandler_release(s->eh);
     faro_info_destroy(s->info);
-    free(s);
+    faro_pool_put(&session_pool, s);
     *session = MPI_SESSION_NULL;
     faro_runtime_release(); /* down when nothing else holds it */
     return MPI_SUCCESS;
