@@ -80,7 +80,11 @@
  * clients). connect with a key reaches such a port in another job or a
  * server; each such connect makes a new endpoint, and two processes that
  * connect to each other's ports at once keep both (only job ranks are
- * settled to one endpoint per pair). Keys travel only to the transport's own
+ * settled to one endpoint per pair). A transport may also take, in a connect
+ * with a key, an address a user typed: text such as "HOST:PORT" with no NUL
+ * byte, addrlen its length (blobs from addr_get always hold a zero byte);
+ * its man page says which forms (tcp: HOST:PORT, listening on a fixed port
+ * with FARO_TCP_PORT). Keys travel only to the transport's own
  * listening endpoint; what a key proves is written in each transport's man
  * page.
  *

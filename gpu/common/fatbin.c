@@ -13,6 +13,7 @@
 
 #include "gpu/common/fatbin.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,28 +165,254 @@ int faro_fatbin_entry(const uint8_t *image, size_t image_size, unsigned index,
 
 /* ---- inflating ---- */
 
+/* Above this an entry's uncompressed size is taken as a lie, not as a cubin
+ * (real ones are kilobytes to tens of megabytes). */
+#define INFLATE_MAX ((size_t)1 << 30)
+
 int faro_fatbin_entry_inflate(const faro_fatbin_entry_t *entry, uint8_t **out, size_t *out_size)
 {
-    (void)entry, (void)out, (void)out_size;
-    return FARO_FATBIN_EUNSUPPORTED; /* not written yet: zstd and LZ4 come next */
+    size_t n = entry->uncompressed_size;
+    if (entry->compression != FARO_FATBIN_RAW &&
+        (n == 0 || n > INFLATE_MAX || entry->payload_size == 0))
+        return FARO_FATBIN_EMALFORMED;
+    switch (entry->compression) {
+    case FARO_FATBIN_RAW:
+        break;
+#ifdef FARO_HAVE_ZSTD
+    case FARO_FATBIN_ZSTD: {
+        /* a frame that states its size must state the entry's */
+        unsigned long long said = ZSTD_getFrameContentSize(entry->payload, entry->payload_size);
+        if (said == ZSTD_CONTENTSIZE_ERROR ||
+            (said != ZSTD_CONTENTSIZE_UNKNOWN && said != (unsigned long long)n))
+            return FARO_FATBIN_EMALFORMED;
+        break;
+    }
+#endif
+#ifdef FARO_HAVE_LZ4
+    case FARO_FATBIN_LZ4:
+        /* an LZ4 block expands at most about 255 times */
+        if (n / 255 > entry->payload_size + 16 || entry->payload_size > INT32_MAX ||
+            n > INT32_MAX)
+            return FARO_FATBIN_EMALFORMED;
+        break;
+#endif
+    default:
+        return FARO_FATBIN_EUNSUPPORTED;
+    }
+    uint8_t *buf = malloc(n ? n : 1);
+    if (!buf)
+        return FARO_FATBIN_ENOMEM;
+    size_t got = n;
+    if (entry->compression == FARO_FATBIN_RAW)
+        memcpy(buf, entry->payload, n);
+#ifdef FARO_HAVE_ZSTD
+    else if (entry->compression == FARO_FATBIN_ZSTD)
+        got = ZSTD_decompress(buf, n, entry->payload, entry->payload_size);
+#endif
+#ifdef FARO_HAVE_LZ4
+    else {
+        int r = LZ4_decompress_safe((const char *)entry->payload, (char *)buf,
+                                    (int)entry->payload_size, (int)n);
+        got = r < 0 ? n + 1 : (size_t)r;
+    }
+#endif
+    if (got != n) { /* a codec error, or fewer or more bytes than the entry says */
+        free(buf);
+        return FARO_FATBIN_EMALFORMED;
+    }
+    *out = buf;
+    *out_size = n;
+    return FARO_FATBIN_OK;
+}
+
+/* ---- the cubin's ELF sections ---- */
+
+/* Section `name` of an ELF64 little-endian image: its bytes. ENOTFOUND when
+ * absent; EMALFORMED when the ELF header, the section table, the section
+ * name table or the section itself does not fit in the image. */
+static int elf_section(const uint8_t *elf, size_t size, const char *name, const uint8_t **data,
+                       size_t *data_size)
+{
+    enum { EHDR = 64, SH_NAME = 0, SH_TYPE = 4, SH_OFFSET = 24, SH_SIZE = 32, SHT_NOBITS = 8 };
+    if (size < EHDR || memcmp(elf, "\177ELF", 4) != 0 || elf[4] != 2 /* 64-bit */ ||
+        elf[5] != 1 /* little-endian */)
+        return FARO_FATBIN_EMALFORMED;
+    uint64_t shoff = rd64(elf + 0x28);
+    size_t shentsize = rd16(elf + 0x3a), shnum = rd16(elf + 0x3c), shstrndx = rd16(elf + 0x3e);
+    if (shoff == 0)
+        return FARO_FATBIN_ENOTFOUND; /* no section table */
+    if (shentsize < 64 || shoff > size || size - shoff < shentsize)
+        return FARO_FATBIN_EMALFORMED;
+    const uint8_t *sh0 = elf + shoff;
+    if (shnum == 0) /* extended numbering: the count is section 0's size */
+        shnum = rd64(sh0 + SH_SIZE) > SIZE_MAX ? SIZE_MAX : (size_t)rd64(sh0 + SH_SIZE);
+    if (shstrndx == 0xffff)
+        shstrndx = rd32(sh0 + 40); /* section 0's sh_link */
+    if (shnum > (size - shoff) / shentsize || shstrndx >= shnum)
+        return FARO_FATBIN_EMALFORMED;
+    const uint8_t *strsh = sh0 + shstrndx * shentsize;
+    uint64_t stroff = rd64(strsh + SH_OFFSET), strsize = rd64(strsh + SH_SIZE);
+    if (stroff > size || strsize > size - stroff)
+        return FARO_FATBIN_EMALFORMED;
+    const char *strtab = (const char *)elf + stroff;
+    size_t want = strlen(name);
+    for (size_t i = 1; i < shnum; i++) {
+        const uint8_t *sh = sh0 + i * shentsize;
+        size_t at = rd32(sh + SH_NAME);
+        /* the name and its NUL lie in the string table */
+        if (at > strsize || strsize - at < want + 1 || memcmp(strtab + at, name, want) != 0 ||
+            strtab[at + want] != '\0')
+            continue;
+        uint64_t off = rd64(sh + SH_OFFSET), len = rd64(sh + SH_SIZE);
+        if (rd32(sh + SH_TYPE) == SHT_NOBITS || off > size || len > size - off)
+            return FARO_FATBIN_EMALFORMED;
+        *data = elf + off;
+        *data_size = (size_t)len;
+        return FARO_FATBIN_OK;
+    }
+    return FARO_FATBIN_ENOTFOUND;
 }
 
 /* ---- .nv.info ---- */
+
+/* Record formats (the first byte of each record) and the attributes read. */
+enum {
+    EIFMT_NVAL = 1,   /* no value: 4 bytes in all */
+    EIFMT_BVAL = 2,   /* one byte: 4 bytes in all */
+    EIFMT_HVAL = 3,   /* u16 value at +2: 4 bytes in all */
+    EIFMT_SVAL = 4,   /* u16 length at +2, then that many bytes */
+    EIATTR_KPARAM_INFO = 0x17,
+    EIATTR_CBANK_PARAM_SIZE = 0x19,
+    KPARAM_INFO_LEN = 12,   /* u32 index, u16 ordinal, u16 offset, u32 size and flags */
+};
+
+/* An offset that no parameter has (buffers are at most 32 KiB): marks an
+ * ordinal not yet seen. */
+#define KPARAM_UNSEEN 0xffffu
 
 int faro_cubin_params(const uint8_t *cubin, size_t cubin_size, const char *mangled,
                       faro_kparam_t *params, unsigned max, unsigned *nparams,
                       size_t *total_size)
 {
-    (void)cubin, (void)cubin_size, (void)mangled, (void)params, (void)max, (void)nparams,
-        (void)total_size;
-    return FARO_FATBIN_EUNSUPPORTED; /* not written yet: the .nv.info walk comes next */
+    char secname[512];
+    int len = snprintf(secname, sizeof secname, ".nv.info.%s", mangled);
+    if (len < 0 || (size_t)len >= sizeof secname)
+        return FARO_FATBIN_ENOTFOUND; /* longer than any name this reader looks up */
+    const uint8_t *info;
+    size_t info_size;
+    int rc = elf_section(cubin, cubin_size, secname, &info, &info_size);
+    if (rc != FARO_FATBIN_OK)
+        return rc;
+
+    for (unsigned i = 0; i < max; i++)
+        params[i].offset = params[i].size = KPARAM_UNSEEN;
+    unsigned records = 0, count = 0; /* count: highest ordinal + 1 */
+    size_t total = 0;
+    int have_total = 0;
+    for (size_t pos = 0; pos < info_size;) {
+        if (info_size - pos < 4)
+            return FARO_FATBIN_EMALFORMED;
+        const uint8_t *r = info + pos;
+        uint8_t format = r[0], attr = r[1];
+        size_t vlen = 0;
+        if (format == EIFMT_SVAL) {
+            vlen = rd16(r + 2);
+            if (vlen > info_size - pos - 4)
+                return FARO_FATBIN_EMALFORMED;
+        } else if (format < EIFMT_NVAL || format > EIFMT_HVAL) {
+            return FARO_FATBIN_EMALFORMED;
+        }
+        if (attr == EIATTR_CBANK_PARAM_SIZE) {
+            if (format != EIFMT_HVAL)
+                return FARO_FATBIN_EMALFORMED;
+            total = rd16(r + 2);
+            have_total = 1;
+        } else if (attr == EIATTR_KPARAM_INFO) {
+            if (format != EIFMT_SVAL || vlen < KPARAM_INFO_LEN)
+                return FARO_FATBIN_EMALFORMED;
+            unsigned ordinal = rd16(r + 8);
+            uint16_t offset = rd16(r + 10);
+            uint16_t size = (uint16_t)(rd32(r + 12) >> 18);
+            if (offset == KPARAM_UNSEEN)
+                return FARO_FATBIN_EMALFORMED;
+            if (ordinal < max) {
+                if (params[ordinal].offset != KPARAM_UNSEEN)
+                    return FARO_FATBIN_EMALFORMED; /* the same ordinal twice */
+                params[ordinal].offset = offset;
+                params[ordinal].size = size;
+            }
+            if (ordinal + 1 > count)
+                count = ordinal + 1;
+            records++;
+        }
+        pos += 4 + vlen;
+    }
+    /* ordinals 0..count-1, each once; every parameter inside the buffer */
+    if (records != count || (count > 0 && !have_total))
+        return FARO_FATBIN_EMALFORMED;
+    for (unsigned i = 0; i < count && i < max; i++)
+        if (params[i].offset == KPARAM_UNSEEN ||
+            (size_t)params[i].offset + params[i].size > total)
+            return FARO_FATBIN_EMALFORMED;
+    *nparams = count;
+    if (count > max)
+        return FARO_FATBIN_ETOOMANY;
+    *total_size = total;
+    return FARO_FATBIN_OK;
 }
 
 int faro_fatbin_params(const uint8_t *image, size_t image_size, const char *mangled,
                        faro_kparam_t *params, unsigned max, unsigned *nparams,
                        size_t *total_size)
 {
-    (void)image, (void)image_size, (void)mangled, (void)params, (void)max, (void)nparams,
-        (void)total_size;
-    return FARO_FATBIN_EUNSUPPORTED; /* not written yet */
+    int missing = FARO_FATBIN_ENOTFOUND; /* or EUNSUPPORTED: a cubin we could not inflate */
+    faro_fatbin_entry_t en;
+    int rc;
+    for (unsigned i = 0; (rc = faro_fatbin_entry(image, image_size, i, &en)) == FARO_FATBIN_OK;
+         i++) {
+        if (en.kind != FARO_FATBIN_CUBIN)
+            continue;
+        uint8_t *inflated = NULL;
+        const uint8_t *cubin = en.payload;
+        size_t cubin_size = en.payload_size;
+        if (en.compression != FARO_FATBIN_RAW) {
+            rc = faro_fatbin_entry_inflate(&en, &inflated, &cubin_size);
+            if (rc == FARO_FATBIN_EUNSUPPORTED) {
+                missing = rc;
+                continue;
+            }
+            if (rc != FARO_FATBIN_OK)
+                return rc;
+            cubin = inflated;
+        }
+        rc = faro_cubin_params(cubin, cubin_size, mangled, params, max, nparams, total_size);
+        free(inflated);
+        if (rc != FARO_FATBIN_ENOTFOUND)
+            return rc;
+    }
+    return rc == FARO_FATBIN_ENOTFOUND ? missing : rc;
+}
+
+const char *faro_fatbin_strerror(int rc)
+{
+    switch (rc) {
+    case FARO_FATBIN_OK:
+        return "success";
+    case FARO_FATBIN_EMALFORMED:
+        return "malformed fatbinary or cubin (a magic, size or offset does not hold)";
+    case FARO_FATBIN_ENOTFOUND:
+        return "not found (no such entry, kernel or .nv.info section)";
+    case FARO_FATBIN_EUNSUPPORTED:
+#if defined(FARO_HAVE_ZSTD) && defined(FARO_HAVE_LZ4)
+        return "unsupported (an entry compressed in a way this reader does not know)";
+#else
+        return "unsupported (a compressed entry this build cannot inflate: rebuild Faro with "
+               "libzstd-dev and liblz4-dev installed)";
+#endif
+    case FARO_FATBIN_ETOOMANY:
+        return "more kernel parameters than the caller's array holds";
+    case FARO_FATBIN_ENOMEM:
+        return "out of memory";
+    }
+    return "unknown fatbin reader error";
 }

@@ -50,7 +50,8 @@
  * payload length, args_len >= the op's fixed args size (below; longer args
  * are accepted and the extra bytes ignored, so a later minor version can add
  * fields at the end), and every count or length inside args against the bytes
- * present. A malformed message is refused with FARO_GPU_EPROTO: the server
+ * present. A reply whose status is not 0 may carry no args (its fields read
+ * as 0). A malformed message is refused with FARO_GPU_EPROTO: the server
  * drops that session (never crashes, never calls a backend with it); the
  * client treats the server as lost.
  *
@@ -109,12 +110,12 @@
  *                        data: backend name ("cuda", "host")
  *  GET_DEVICE_COUNT req  -;  rep 0 i32 count
  *  GET_DEVICE_PROPS req  0 i32 device;
- *                   rep  0 u64 total_mem, 8 u32 nattr, 12 u8 uuid[16],
- *                        28 u8 name[256] (NUL-padded),
- *                        284 nattr x {u32 attribute, i32 value}
+ *                   rep  0 u64 total_mem, 8 u32 nattr,
+ *                        12 nattr x {u32 attribute, i32 value}
  *                        (attributes numbered as CU_DEVICE_ATTRIBUTE_*,
  *                        which cudaDevAttr* equal; the client fills
- *                        cudaDeviceProp from them)
+ *                        cudaDeviceProp from them); data: u8 uuid[16],
+ *                        then the device's name (at most 255 bytes)
  *  GET_DEVICE_ATTR  req  0 i32 attribute, 4 i32 device;  rep 0 i32 value
  *  SET_DEVICE       req  0 i32 device (the session's current device for
  *                        the ops below)
@@ -185,8 +186,7 @@
 #define FARO_GPU_PARAMS_MAX 1024             /* most parameters a kernel reply lists */
 #define FARO_GPU_PARAM_BYTES_MAX 32764       /* CUDA's largest parameter buffer */
 #define FARO_GPU_ATTRS_MAX 512               /* most attributes a props reply lists */
-#define FARO_GPU_DEVNAME_LEN 256
-#define FARO_GPU_PROPS_FIXED 284             /* props reply bytes before the attributes */
+#define FARO_GPU_DEVNAME_MAX 255             /* longest device name in a props reply */
 
 enum faro_gpu_op {
     FARO_GPU_OP_HELLO = 1,

@@ -533,7 +533,12 @@ int main(int argc, char **argv)
                                                                : "(no arguments)");
         printf("  build options: %s\n", FARO_BUILD_OPTIONS);
         printf("  built with:    %s\n", FARO_BUILD_CC);
-        printf("  Fortran:       %s\n\n", FARO_FORTRAN_NOTE);
+        printf("  Fortran:       %s\n", FARO_FORTRAN_NOTE);
+#ifdef FARO_HAVE_GPU
+        printf("  GPU offload:   %s; client library in %s\n\n", FARO_GPU_NOTE, paths.gpulibdir);
+#else
+        printf("  GPU offload:   %s\n\n", FARO_GPU_NOTE);
+#endif
     }
     if (what & SHOW_PMI)
         show_pmi();

@@ -22,6 +22,7 @@ struct faro_info_paths {
     char pkgconfigdir[PATH_MAX];
     char mandir[PATH_MAX];
     char datadir[PATH_MAX]; /* Faro's own: the topology models live here */
+    char gpulibdir[PATH_MAX]; /* the GPU client library (libcudart.so.13), apart */
 };
 
 /* Fills *p; -1 with a message in err when FARO_PREFIX names no Faro

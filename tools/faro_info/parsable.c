@@ -108,6 +108,13 @@ int faro_info_parsable(const struct faro_info_paths *paths)
     kv("no", "bindings:fortran");
 #endif
     kv(FARO_FORTRAN_NOTE, "bindings:fortran:note");
+#ifdef FARO_HAVE_GPU
+    kv("yes", "gpu");
+    kv(paths->gpulibdir, "path:gpulibdir");
+#else
+    kv("no", "gpu");
+#endif
+    kv(FARO_GPU_NOTE, "gpu:note");
     transports();
     for (int i = 0; i < FARO_TUN_COUNT; i++) {
         const struct faro_tunable_desc *d = &faro_tunable_table[i];

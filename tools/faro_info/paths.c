@@ -89,5 +89,6 @@ int faro_info_paths(struct faro_info_paths *p, char *err, size_t errlen)
     relocate(p->pkgconfigdir, sizeof p->pkgconfigdir, FARO_CONF_LIBDIR "/pkgconfig", p->prefix);
     relocate(p->mandir, sizeof p->mandir, FARO_CONF_MANDIR, p->prefix);
     relocate(p->datadir, sizeof p->datadir, FARO_CONF_PKGDATADIR, p->prefix);
+    relocate(p->gpulibdir, sizeof p->gpulibdir, FARO_CONF_GPULIBDIR, p->prefix);
     return 0;
 }

@@ -13,6 +13,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netdb.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,17 +167,58 @@ static int tcp_attempt(faro_tp_t *tp, struct faro_tp_ep *p)
     return FARO_TP_OK;
 }
 
+/* A typed address, "HOST:PORT" (a port connection's: a server's), as the
+ * blob a listener's addr_get would give. A host name is resolved here, which
+ * may wait for the resolver: the one place where connect can block, and only
+ * for addresses a user typed. */
+static int tcp_addr_typed(const char *text, size_t len, struct tcp_addr *a)
+{
+    char buf[300], *colon;
+    struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM }, *res;
+    char *end;
+
+    if (len >= sizeof buf)
+        return -1;
+    memcpy(buf, text, len);
+    buf[len] = '\0';
+    if (!(colon = strrchr(buf, ':')) || colon == buf)
+        return -1;
+    *colon = '\0';
+    unsigned long port = strtoul(colon + 1, &end, 10);
+    if (!colon[1] || *end || port == 0 || port > 65535)
+        return -1;
+    if (getaddrinfo(buf, NULL, &hints, &res) != 0)
+        return -1;
+    memset(a, 0, sizeof *a);
+    a->ip = ((struct sockaddr_in *)res->ai_addr)->sin_addr.s_addr;
+    a->port = htons((uint16_t)port);
+    a->version = htons(TCP_VERSION);
+    a->rank = (int32_t)htonl(0xffffffffu);
+    freeaddrinfo(res);
+    return 0;
+}
+
 int tcp_connect(faro_tp_t *tp, const faro_tp_conn_t *conn, faro_tp_ep_t **out)
 {
     struct tcp_addr a;
     const faro_tp_env_t *env = tp->env;
 
-    if (conn->addrlen != sizeof a) {
+    /* A blob never holds text: its version field has a zero byte. */
+    if (conn->key && conn->addrlen && !memchr(conn->addr, 0, conn->addrlen)) {
+        if (tcp_addr_typed(conn->addr, conn->addrlen, &a) < 0) {
+            faro_error("tcp: connect: cannot use address \"%.*s\" (expected HOST:PORT, "
+                       "HOST a name or IPv4 address of a reachable host, PORT 1..65535)",
+                       (int)(conn->addrlen > 200 ? 200 : conn->addrlen),
+                       (const char *)conn->addr);
+            return FARO_TP_ERR;
+        }
+    } else if (conn->addrlen != sizeof a) {
         faro_error("tcp: connect: address blob of %zu bytes (expected %zu: is the peer "
                    "running another Faro build?)", conn->addrlen, sizeof a);
         return FARO_TP_ERR;
+    } else {
+        memcpy(&a, conn->addr, sizeof a);
     }
-    memcpy(&a, conn->addr, sizeof a);
     int rank = (int)ntohl((uint32_t)a.rank);
     if (ntohs(a.version) != TCP_VERSION) {
         faro_error("tcp: the peer speaks protocol version %u, this process %u: mixed Faro "

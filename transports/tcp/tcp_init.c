@@ -53,7 +53,11 @@ static int tcp_listen_on(faro_tp_t *tp, char *why, size_t whylen)
         snprintf(why, whylen, "cannot create a TCP socket: %s", strerror(errno));
         return -1;
     }
-    tp->self.sin_port = 0; /* ephemeral */
+    /* Ranks take a free port; a server may name its own (FARO_TCP_PORT). */
+    int one = 1, port = (int)faro_tun_int(FARO_TUN_TCP_PORT);
+    tp->self.sin_port = htons((uint16_t)port);
+    if (port)
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     if (bind(fd, (struct sockaddr *)&tp->self, sizeof tp->self) < 0 ||
         listen(fd, SOMAXCONN) < 0 ||
         getsockname(fd, (struct sockaddr *)&tp->self, &alen) < 0) {
@@ -119,6 +123,9 @@ static int tcp_init(faro_tp_t **out, const faro_tp_env_t *env, faro_tp_attr_t *a
     attr->latency_us = 10.0;      /* loopback ping-pong half round trip, measured */
     attr->bandwidth_mbs = 3000.0; /* loopback, 1 MiB messages, measured */
     faro_info(2, "tcp: listening on %s (%s)", tcp_addr_str(&tp->self, a, sizeof a), tp->ifname);
+    /* The note says where, for a server to print (faro-gpud) and faro_info. */
+    snprintf(why, whylen, "listening on %s (%s)", tcp_addr_str(&tp->self, a, sizeof a),
+             tp->ifname);
     *out = tp;
     return FARO_TP_OK;
 
