@@ -19,8 +19,12 @@
  *   launch.c     the per-thread call configuration of <<<...>>>, kernel
  *                lookup, argument packing, launches
  *   session.c    the connection to the server (FARO_GPU_SERVERS) made at the
- *                first call that needs it
- *   runtime.c    the runtime calls that go to the server
+ *                first call that needs it, and the request/reply primitives
+ *   module.c     fatbins, kernels and variables on the server: shipped and
+ *                looked up once, layouts cross-checked, launches sent
+ *   runtime.c    device, memory, copy and symbol calls
+ *   stream.c     streams and events
+ *   props.c      cudaDeviceProp from the server's attribute list
  *   unsupported.c  the one-time "not supported" message, and the exports
  *                whose return type is not cudaError_t that Faro does not serve
  *
@@ -91,6 +95,7 @@ typedef struct faro_cudart_kernel {
     const char *name;
     faro_cudart_fatbin_t *fatbin;
     uint64_t server_kernel;         /* 0 until KERNEL_GET answered */
+    uint64_t generation;            /* module.c's, when server_kernel was given */
     unsigned nparams;
     size_t param_bytes;
     faro_kparam_t *params;          /* nparams entries, malloc'ed */
@@ -105,6 +110,7 @@ typedef struct faro_cudart_var {
     int constant, managed;
     faro_cudart_fatbin_t *fatbin;
     uint64_t server_ptr;            /* 0 until VAR_GET answered */
+    uint64_t generation;
     struct faro_cudart_var *next;
 } faro_cudart_var_t;
 
@@ -115,6 +121,7 @@ struct faro_cudart_fatbin {
     int nmanaged;                   /* __managed__ variables in it */
     int ended;                      /* __cudaRegisterFatBinaryEnd seen */
     uint64_t server_module;         /* 0 until shipped (MODULE_LOAD) */
+    uint64_t generation;
     struct faro_cudart_fatbin *next;
 };
 

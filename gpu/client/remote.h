@@ -10,12 +10,58 @@
 #define FARO_GPU_CLIENT_REMOTE_H
 
 #include "gpu/client/cudart.h"
+#include "gpu/wire/codec.h"
 
 /* The session, made on first use: cudaSuccess, or the error every call
  * that needs the device returns (cudaErrorNoDevice when FARO_GPU_SERVERS
- * is unset or empty, cudaErrorInitializationError when it is malformed or
- * no server answers), the same error on every later call. */
+ * is unset or empty, cudaErrorInitializationError when it is malformed, has
+ * no key or no server answers), the same error on every later call;
+ * cudaErrorDevicesUnavailable (sticky) once the session is lost. */
 cudaError_t faro_cudart_connect(void);
+
+/* Where a call's reply goes. The caller sets what it wants back: tail
+ * (tail_max pairs) for KERNEL_GET and GET_DEVICE_PROPS, data (data_max
+ * bytes) for a reply's bulk bytes, dst/dst_len for a MEMCPY_D2H series. */
+typedef struct faro_cudart_reply {
+    cudaError_t status;
+    uint64_t a[FARO_GPU_ARGS_MAX];      /* the reply's fixed fields */
+    uint32_t *tail;                     /* 2 * tail_max values */
+    uint32_t tail_max, ntail;
+    uint8_t *data;
+    size_t data_max, data_len;
+    uint8_t *dst;
+    size_t dst_len;
+} faro_cudart_reply_t;
+
+/* A series of messages that must not be split by another thread's (the
+ * chunks of one copy or load): begin makes the session if need be, takes
+ * the session lock and selects the thread's device; send_locked sends (and
+ * with r waits, as faro_cudart_call); end releases the lock. begin's error
+ * leaves the lock free. */
+cudaError_t faro_cudart_begin(void);
+cudaError_t faro_cudart_send_locked(unsigned op, const uint64_t *a, const uint32_t *pairs,
+                                    const void *data, size_t len, unsigned flags,
+                                    faro_cudart_reply_t *r);
+void faro_cudart_end(void);
+
+/* Sends op with the fixed fields a (and pairs, data) on the session, made
+ * first if need be, on the calling thread's device. With r, waits for the
+ * reply (F_REPLY is added) and returns its status; without, the message is
+ * one-way (flags: FARO_GPU_F_LAST for a last chunk). Returns the session's
+ * error when there is none or it is lost. */
+cudaError_t faro_cudart_call(unsigned op, const uint64_t *a, const uint32_t *pairs,
+                             const void *data, size_t len, unsigned flags, faro_cudart_reply_t *r);
+
+/* What HELLO settled: the copy chunk, the devices this client shows, the
+ * server's driver version. Valid once faro_cudart_connect succeeded. */
+uint32_t faro_cudart_chunk(void);
+int faro_cudart_device_count(void);
+/* The server's number for this client's device dev. */
+int faro_cudart_remote_device(int dev);
+uint32_t faro_cudart_driver_version(void);
+/* The calling thread's current device (cudaSetDevice is per thread). */
+int faro_cudart_current_device(void);
+void faro_cudart_set_current_device(int device);
 
 /* The stream handle the server knows: the legacy and per-thread default
  * streams (cudaStreamLegacy, cudaStreamPerThread, NULL) are its stream 0. */
@@ -25,5 +71,14 @@ cudaStream_t faro_cudart_stream(cudaStream_t stream);
  * sends the launch (one-way): runtime.c. */
 cudaError_t faro_cudart_launch_remote(faro_cudart_kernel_t *k, dim3 grid, dim3 block,
                                       void **args, size_t shared, cudaStream_t stream);
+
+/* module.c: a variable's device address (its image shipped first), and
+ * cudaDeviceReset's part (every server handle is forgotten). */
+cudaError_t faro_cudart_var_address(faro_cudart_var_t *v, uint64_t *dptr, size_t *size);
+void faro_cudart_forget_modules(void);
+/* runtime.c: cudaDeviceReset's part for allocations. */
+void faro_cudart_forget_allocations(void);
+/* props.c: sets the cudaDeviceProp field(s) that attribute attr gives. */
+void faro_cudart_prop_set(struct cudaDeviceProp *prop, int attr, int value);
 
 #endif

@@ -4,8 +4,8 @@
 # LD_BIND_NOW=1 so that a missing export fails at start. Without a server:
 # unsupported exports answer cudaErrorNotSupported with one message each;
 # device calls fail with cudaErrorNoDevice (FARO_GPU_SERVERS unset) or
-# cudaErrorInitializationError (no server answers), at once, with one message
-# naming FARO_GPU_SERVERS. Run from the top build directory; exits 77 when
+# cudaErrorInitializationError (no server answers, no key), at once, with one
+# message naming FARO_GPU_SERVERS. Run from the top build directory; exits 77 when
 # nvcc is missing.
 srcdir=${srcdir:-.}
 nvcc=${NVCC:-nvcc}
@@ -48,10 +48,15 @@ n=$(wc -l <"$out/gpu_client_noserver.err")
 [ "$n" = 1 ] || fail "gpu_client_noserver: $n lines on stderr, expected 1"
 
 # A port nothing listens on: the error comes at once (timeout 60 above).
-FARO_GPU_SERVERS=127.0.0.1:1 run gpu_client_noserver 3 ||
+(unset FARO_GPU_KEY_FILE; FARO_GPU_KEY=gpu-client-test FARO_GPU_SERVERS=127.0.0.1:1 run gpu_client_noserver 3) ||
     fail "gpu_client_noserver (FARO_GPU_SERVERS=127.0.0.1:1) exited with $?"
-grep -q '^faro-gpu: .*FARO_GPU_SERVERS=127.0.0.1:1' "$out/gpu_client_noserver.err" ||
-    fail "gpu_client_noserver: no message naming FARO_GPU_SERVERS=127.0.0.1:1: $(cat "$out/gpu_client_noserver.err")"
+grep -q '^faro-gpu: cannot reach the GPU server 127.0.0.1:1 (FARO_GPU_SERVERS)' "$out/gpu_client_noserver.err" ||
+    fail "gpu_client_noserver: no message naming the unreachable server: $(cat "$out/gpu_client_noserver.err")"
+# No key: refused before connecting.
+(unset FARO_GPU_KEY_FILE FARO_GPU_KEY; FARO_GPU_SERVERS=127.0.0.1:1 run gpu_client_noserver 3) ||
+    fail "gpu_client_noserver (no key) exited with $?"
+grep -q '^faro-gpu: no key for the GPU server 127.0.0.1:1 (FARO_GPU_SERVERS)' "$out/gpu_client_noserver.err" ||
+    fail "gpu_client_noserver: no message saying the key is missing: $(cat "$out/gpu_client_noserver.err")"
 
 [ $failures -eq 0 ] && echo "ok" && exit 0
 exit 1
