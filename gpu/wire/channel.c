@@ -388,23 +388,14 @@ static void send_done(void *arg, int status)
     *(int *)arg = status < 0 ? -1 : 1;
 }
 
-int faro_gpu_chan_send(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer, const struct faro_gpu_hdr *h,
-                       const uint8_t *args, size_t args_len, const void *data, size_t len)
+/* Post a message and wait until its bytes left the caller's buffers. */
+static int chan_isend_wait(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer, const void *hdr,
+                           size_t hdrlen, const struct iovec *iov, int n)
 {
-    uint8_t hdr[FARO_GPU_HDR_SIZE];
-    struct faro_gpu_hdr hh = *h;
-    struct iovec iov[2];
-    int n = 0, state = 0;
-
-    if (peer->dropped)
+    int state = 0;
+    if (peer->dropped || hdrlen > FARO_TP_MAX_HDR)
         return -1;
-    hh.args_len = (uint32_t)args_len;
-    faro_gpu_hdr_encode(&hh, hdr);
-    if (args_len)
-        iov[n++] = (struct iovec){ .iov_base = (void *)args, .iov_len = args_len };
-    if (len)
-        iov[n++] = (struct iovec){ .iov_base = (void *)data, .iov_len = len };
-    int rc = ch->ops->isend(ch->tp, peer->ep, FARO_GPU_TP_KIND, hdr, sizeof hdr, iov, n,
+    int rc = ch->ops->isend(ch->tp, peer->ep, FARO_GPU_TP_KIND, hdr, hdrlen, iov, n,
                             send_done, &state);
     if (rc == FARO_TP_DONE)
         return 0;
@@ -420,6 +411,30 @@ int faro_gpu_chan_send(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer, const struct 
         }
     }
     return state > 0 ? 0 : -1;
+}
+
+int faro_gpu_chan_send(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer, const struct faro_gpu_hdr *h,
+                       const uint8_t *args, size_t args_len, const void *data, size_t len)
+{
+    uint8_t hdr[FARO_GPU_HDR_SIZE];
+    struct faro_gpu_hdr hh = *h;
+    struct iovec iov[2];
+    int n = 0;
+
+    hh.args_len = (uint32_t)args_len;
+    faro_gpu_hdr_encode(&hh, hdr);
+    if (args_len)
+        iov[n++] = (struct iovec){ .iov_base = (void *)args, .iov_len = args_len };
+    if (len)
+        iov[n++] = (struct iovec){ .iov_base = (void *)data, .iov_len = len };
+    return chan_isend_wait(ch, peer, hdr, sizeof hdr, iov, n);
+}
+
+int faro_gpu_chan_send_raw(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer, const void *hdr,
+                           size_t hdrlen, const void *payload, size_t len)
+{
+    struct iovec iov = { .iov_base = (void *)payload, .iov_len = len };
+    return chan_isend_wait(ch, peer, hdr, hdrlen, &iov, len ? 1 : 0);
 }
 
 void faro_gpu_chan_drop(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer)

@@ -73,6 +73,11 @@ int faro_gpu_chan_connect(const char *hostport, const uint8_t *key, size_t keyle
 int faro_gpu_chan_send(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer, const struct faro_gpu_hdr *h,
                        const uint8_t *args, size_t args_len, const void *data, size_t len);
 
+/* For tests of the server's defences only: send hdr and payload as they are
+ * (a header of any length up to the transport's limit, no encoding). */
+int faro_gpu_chan_send_raw(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer, const void *hdr,
+                           size_t hdrlen, const void *payload, size_t len);
+
 /* Make progress and deliver what arrived; waits up to timeout_ms (0: not at
  * all, -1: until something happens) when nothing is there. Returns the
  * number of callbacks run, or -1 when the transport failed. */

@@ -1,0 +1,493 @@
+/*
+ * A small GPU protocol client for tests/gpu/test-gpud.sh: it speaks
+ * gpu/wire/protocol.h through the channel (not the CUDA client library) to
+ * a faro-gpud and checks what comes back.
+ *
+ *   gpu_wire_client MODE HOST:PORT      key from FARO_GPU_KEY_FILE or FARO_GPU_KEY
+ *
+ * MODE:
+ *   basic     HELLO, MALLOC, copies both ways at sizes around the chunk size
+ *             (FARO_GPU_CHUNK, 64k here), MEMSET, D2D, FREE; then checks that
+ *             the server's memory is all free again (no session left any)
+ *   busy      the same without that last check (other sessions at work)
+ *   refused   expects the connection to be refused (a wrong key): exit 0 when
+ *             it is lost without any reply
+ *   garbage   HELLO, then malformed messages; expects the server to drop the
+ *             session (exit 0 when the connection is lost)
+ *   hold      HELLO, MALLOC 64 MiB, then sends one-way H2D chunks forever
+ *             (prints "copying" once started): the test kills it mid-copy
+ *   kernel F  loads fatbin F (tests/gpu/cuda/gpucore_kernels.cu) in chunks,
+ *             checks the kernels' parameter layouts, launches them (host
+ *             kernels from tests/gpu/gpucore_host_kernels.c) and checks the
+ *             results, a variable, and a sticky error after a faulting
+ *             launch until DEVICE_RESET
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gpu/wire/channel.h"
+
+#define CHUNK (64u * 1024)
+#define WAIT_S 20
+
+static faro_gpu_chan_t *ch;
+static faro_gpu_peer_t *peer;
+static int lost;
+static char lost_why[256];
+static uint32_t seq;
+
+/* the reply being waited for (D2H: the series), filled by on_message */
+static struct {
+    uint32_t seq;
+    int done, status, deferred;
+    uint64_t a[FARO_GPU_ARGS_MAX];
+    uint8_t *dst;               /* D2H: where the data goes */
+    uint64_t size, got;
+    int bad;
+} want;
+
+static void fail(const char *fmt, const char *what)
+{
+    printf("gpu_wire_client: FAIL: ");
+    printf(fmt, what);
+    printf("\n");
+    exit(1);
+}
+
+static uint32_t kparams[2 * FARO_GPU_PARAMS_MAX], kparams_n; /* a KERNEL_GET reply's list */
+
+static void on_message(void *owner, void *ctx, faro_gpu_peer_t *p, const struct faro_gpu_msg *m)
+{
+    (void)owner;
+    (void)ctx;
+    (void)p;
+    if (!(m->h.flags & FARO_GPU_F_RESPONSE) || m->h.seq != want.seq) {
+        want.bad = 1;
+        return;
+    }
+    if (m->h.op == FARO_GPU_OP_MEMCPY_D2H && m->h.status == 0) {
+        uint64_t off = m->a[0];
+        if (off > want.size || m->data_len > want.size - off || off != want.got) {
+            want.bad = 1;
+            return;
+        }
+        memcpy(want.dst + off, m->data, m->data_len);
+        want.got += m->data_len;
+        if (!(m->h.flags & FARO_GPU_F_LAST))
+            return;
+    }
+    if (m->h.op == FARO_GPU_OP_KERNEL_GET)
+        for (kparams_n = 0; kparams_n < m->ntail; kparams_n++)
+            faro_gpu_tail_pair(m, kparams_n, &kparams[2 * kparams_n],
+                               &kparams[2 * kparams_n + 1]);
+    want.status = m->h.status;
+    want.deferred = m->h.deferred;
+    memcpy(want.a, m->a, sizeof want.a);
+    want.done = 1;
+}
+
+static void on_lost(void *owner, void *ctx, int orderly, const char *why)
+{
+    (void)owner;
+    (void)ctx;
+    lost = 1;
+    snprintf(lost_why, sizeof lost_why, "%s", orderly ? "closed by the server" : why);
+}
+
+static const struct faro_gpu_chan_cb cb = { .message = on_message, .lost = on_lost };
+
+static void wait_reply(const char *what)
+{
+    time_t end = time(NULL) + WAIT_S;
+    while (!want.done && !lost && !want.bad && time(NULL) < end)
+        faro_gpu_chan_poll(ch, 100);
+    if (want.bad)
+        fail("%s: a reply that does not match the request", what);
+    if (lost)
+        fail("%s: connection lost", what);
+    if (!want.done)
+        fail("%s: no reply within 20 s", what);
+}
+
+/* One request; flags F_REPLY unless one-way. Returns the reply's status. */
+static int call(unsigned op, unsigned flags, const uint64_t *a, const void *data, size_t len)
+{
+    uint8_t args[FARO_GPU_ARGS_BYTES];
+    char nb[32];
+    int alen = faro_gpu_args_encode(op, 0, a, NULL, args);
+    struct faro_gpu_hdr h = { .op = (uint16_t)op, .flags = (uint16_t)flags, .seq = ++seq };
+    want.seq = h.seq;
+    want.done = 0;
+    if (alen < 0 || faro_gpu_chan_send(ch, peer, &h, args, (size_t)alen, data, len) < 0)
+        fail("cannot send %s", faro_gpu_op_name(op, nb, sizeof nb));
+    if (!(flags & FARO_GPU_F_REPLY))
+        return 0;
+    wait_reply(faro_gpu_op_name(op, nb, sizeof nb));
+    return want.status;
+}
+
+static void hello(void)
+{
+    uint64_t a[FARO_GPU_ARGS_MAX] = { FARO_GPU_PROTO_VERSION, 13000, CHUNK, 0 };
+    if (call(FARO_GPU_OP_HELLO, FARO_GPU_F_REPLY, a, "gpu_wire_client", 15))
+        fail("HELLO refused with status %s", "!= 0");
+    if (want.a[3] != CHUNK)
+        fail("HELLO: the server granted another chunk size than %s", "64k");
+}
+
+static void h2d(uint64_t dst, const uint8_t *src, uint64_t size)
+{
+    uint64_t a[FARO_GPU_ARGS_MAX] = { 0 };
+    for (uint64_t off = 0;;) {
+        uint64_t n = size - off < CHUNK ? size - off : CHUNK;
+        int last = off + n == size;
+        a[0] = dst + off;
+        if (call(FARO_GPU_OP_MEMCPY_H2D, last ? FARO_GPU_F_LAST | FARO_GPU_F_REPLY : 0, a,
+                 src + off, n))
+            fail("MEMCPY_H2D failed (%s)", "status != 0");
+        if ((off += n) == size)
+            return;
+    }
+}
+
+static void d2h(uint8_t *dst, uint64_t src, uint64_t size)
+{
+    uint64_t a[FARO_GPU_ARGS_MAX] = { src, size, 0 };
+    want.dst = dst;
+    want.size = size;
+    want.got = 0;
+    if (call(FARO_GPU_OP_MEMCPY_D2H, FARO_GPU_F_REPLY, a, NULL, 0))
+        fail("MEMCPY_D2H failed (%s)", "status != 0");
+    if (want.got != size)
+        fail("MEMCPY_D2H: fewer bytes came back than %s", "asked");
+}
+
+static void fill(uint8_t *p, size_t n, unsigned seed)
+{
+    for (size_t i = 0; i < n; i++)
+        p[i] = (uint8_t)(i * 131 + seed * 7 + (i >> 9));
+}
+
+static int basic(int alone)
+{
+    static const uint64_t sizes[] = { 1, 4095, CHUNK - 1, CHUNK, CHUNK + 1, 5 * CHUNK + 17,
+                                      1u << 20 };
+    uint64_t a[FARO_GPU_ARGS_MAX] = { 0 };
+    char what[64];
+    hello();
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        uint64_t n = sizes[i];
+        uint8_t *src = malloc(n), *back = malloc(n);
+        snprintf(what, sizeof what, "%llu bytes", (unsigned long long)n);
+        fill(src, n, (unsigned)i);
+        a[0] = n;
+        if (call(FARO_GPU_OP_MALLOC, FARO_GPU_F_REPLY, a, NULL, 0))
+            fail("MALLOC of %s failed", what);
+        uint64_t d = want.a[0];
+        h2d(d, src, n);
+        memset(back, 0, n);
+        d2h(back, d, n);
+        if (memcmp(src, back, n))
+            fail("copy of %s: the bytes read back differ from those written", what);
+        /* memset the middle, D2D to a second buffer, read that back */
+        uint64_t m[FARO_GPU_ARGS_MAX] = { d + n / 4, n / 2, 0, 0x1a5 };
+        call(FARO_GPU_OP_MEMSET, 0, m, NULL, 0);
+        memset(src + n / 4, 0xa5, n / 2);
+        a[0] = n;
+        if (call(FARO_GPU_OP_MALLOC, FARO_GPU_F_REPLY, a, NULL, 0))
+            fail("second MALLOC of %s failed", what);
+        uint64_t d2 = want.a[0];
+        uint64_t c[FARO_GPU_ARGS_MAX] = { d2, d, n, 0 };
+        if (call(FARO_GPU_OP_MEMCPY_D2D, FARO_GPU_F_REPLY, c, NULL, 0) || want.deferred)
+            fail("MEMSET or MEMCPY_D2D of %s failed", what);
+        d2h(back, d2, n);
+        if (memcmp(src, back, n))
+            fail("memset + D2D of %s: the bytes read back differ", what);
+        a[0] = d;
+        if (call(FARO_GPU_OP_FREE, FARO_GPU_F_REPLY, a, NULL, 0))
+            fail("FREE after %s failed", what);
+        a[0] = d2;
+        call(FARO_GPU_OP_FREE, 0, a, NULL, 0);
+        free(src);
+        free(back);
+    }
+    /* errors: a copy past an allocation, a freed pointer */
+    a[0] = 100;
+    call(FARO_GPU_OP_MALLOC, FARO_GPU_F_REPLY, a, NULL, 0);
+    uint64_t d = want.a[0];
+    uint8_t buf[200] = { 0 };
+    uint64_t bad[FARO_GPU_ARGS_MAX] = { d + 50, 0 };
+    if (call(FARO_GPU_OP_MEMCPY_H2D, FARO_GPU_F_LAST | FARO_GPU_F_REPLY, bad, buf, 100) !=
+        FARO_GPU_ERR_INVALID_VALUE)
+        fail("a copy past the end of an allocation was not refused with %s",
+             "cudaErrorInvalidValue");
+    a[0] = d;
+    call(FARO_GPU_OP_FREE, FARO_GPU_F_REPLY, a, NULL, 0);
+    if (call(FARO_GPU_OP_FREE, FARO_GPU_F_REPLY, a, NULL, 0) != FARO_GPU_ERR_INVALID_VALUE)
+        fail("a second FREE was not refused with %s", "cudaErrorInvalidValue");
+    /* a one-way failure comes back as the deferred error */
+    uint64_t ms[FARO_GPU_ARGS_MAX] = { d, 10, 0, 0 };
+    call(FARO_GPU_OP_MEMSET, 0, ms, NULL, 0);
+    call(FARO_GPU_OP_GET_LAST_ERROR, FARO_GPU_F_REPLY, a, NULL, 0);
+    if (want.deferred != FARO_GPU_ERR_INVALID_VALUE)
+        fail("a failed one-way MEMSET was not reported as the deferred error (%s)",
+             "GET_LAST_ERROR");
+    /* nothing of this or any earlier session is left allocated */
+    call(FARO_GPU_OP_MEM_GET_INFO, FARO_GPU_F_REPLY, a, NULL, 0);
+    if (alone && want.a[0] != want.a[1]) {
+        printf("gpu_wire_client: FAIL: %llu of %llu bytes of device memory still allocated "
+               "after every buffer was freed\n",
+               (unsigned long long)(want.a[1] - want.a[0]), (unsigned long long)want.a[1]);
+        return 1;
+    }
+    call(FARO_GPU_OP_BYE, 0, a, NULL, 0);
+    printf("gpu_wire_client: %s: all checks passed\n", alone ? "basic" : "busy");
+    return 0;
+}
+
+static uint64_t kernel_get(uint64_t module, const char *name, const uint32_t *offs,
+                           const uint32_t *sizes, uint32_t n, uint32_t bytes)
+{
+    uint64_t a[FARO_GPU_ARGS_MAX] = { module };
+    uint8_t args[FARO_GPU_ARGS_BYTES];
+    struct faro_gpu_hdr h = { .op = FARO_GPU_OP_KERNEL_GET, .flags = FARO_GPU_F_REPLY,
+                              .seq = ++seq };
+    int alen = faro_gpu_args_encode(FARO_GPU_OP_KERNEL_GET, 0, a, NULL, args);
+    want.seq = h.seq;
+    want.done = 0;
+    kparams_n = 0;
+    faro_gpu_chan_send(ch, peer, &h, args, (size_t)alen, name, strlen(name));
+    wait_reply("KERNEL_GET");
+    if (want.status)
+        fail("KERNEL_GET %s failed", name);
+    if (want.a[1] != n || want.a[2] != bytes || kparams_n != n)
+        fail("KERNEL_GET %s: wrong parameter count or buffer size", name);
+    for (uint32_t i = 0; i < n; i++)
+        if (kparams[2 * i] != offs[i] || kparams[2 * i + 1] != sizes[i])
+            fail("KERNEL_GET %s: a parameter's offset or size differs from the cubin's", name);
+    return want.a[0];
+}
+
+static void launch(uint64_t kernel, uint32_t grid, uint32_t block, const void *p, size_t len)
+{
+    uint64_t a[FARO_GPU_ARGS_MAX] = { kernel, grid, 1, 1, block, 1, 1, 0, 0, 0 };
+    call(FARO_GPU_OP_LAUNCH, 0, a, p, len);
+}
+
+static int kernel(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    static uint8_t image[1 << 20];
+    size_t size = f ? fread(image, 1, sizeof image, f) : 0;
+    uint64_t a[FARO_GPU_ARGS_MAX] = { 0 };
+    if (f)
+        fclose(f);
+    if (!size)
+        fail("cannot read %s", path);
+    hello();
+    /* the image in 1 KiB chunks, so it is assembled from several */
+    for (size_t off = 0; off < size; off += 1024) {
+        size_t n = size - off < 1024 ? size - off : 1024;
+        uint64_t m[FARO_GPU_ARGS_MAX] = { size, off, 7 };
+        int last = off + n == size;
+        if (call(FARO_GPU_OP_MODULE_LOAD, last ? FARO_GPU_F_LAST | FARO_GPU_F_REPLY : 0, m,
+                 image + off, n))
+            fail("MODULE_LOAD of %s failed", path);
+    }
+    uint64_t module = want.a[0];
+    static const uint32_t axpy_off[] = { 0, 8, 16, 20 }, axpy_size[] = { 8, 8, 4, 4 };
+    static const uint32_t mix_off[] = { 0, 8, 32, 40 }, mix_size[] = { 8, 24, 8, 2 };
+    uint64_t axpy = kernel_get(module, "_Z12gpucore_axpyPfPKffi", axpy_off, axpy_size, 4, 24);
+    uint64_t mix = kernel_get(module, "_Z11gpucore_mixPd3mixys", mix_off, mix_size, 4, 42);
+
+    enum { N = 1000 };
+    float x[N], y[N], back[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = (float)i;
+        y[i] = 1.0f;
+    }
+    a[0] = sizeof x;
+    call(FARO_GPU_OP_MALLOC, FARO_GPU_F_REPLY, a, NULL, 0);
+    uint64_t dx = want.a[0];
+    call(FARO_GPU_OP_MALLOC, FARO_GPU_F_REPLY, a, NULL, 0);
+    uint64_t dy = want.a[0];
+    h2d(dx, (uint8_t *)x, sizeof x);
+    h2d(dy, (uint8_t *)y, sizeof y);
+    uint8_t p[42] = { 0 };
+    float alpha = 2.0f;
+    int32_t n = N;
+    memcpy(p, &dy, 8); /* little-endian hosts: the GPU's own layout */
+    memcpy(p + 8, &dx, 8);
+    memcpy(p + 16, &alpha, 4);
+    memcpy(p + 20, &n, 4);
+    launch(axpy, (N + 255) / 256, 256, p, 24);
+    d2h((uint8_t *)back, dy, sizeof back);
+    if (want.deferred)
+        fail("the axpy launch failed (%s)", "deferred error");
+    for (int i = 0; i < N; i++)
+        if (back[i] != 2.0f * (float)i + 1.0f)
+            fail("axpy: a result differs from %s", "2 * x + y");
+
+    /* the struct parameter at its offset, and the short at 40 */
+    int32_t mi = 3;
+    float mf = 0.5f;
+    double md = 100.0, out = 0;
+    uint64_t mu = 1000;
+    int16_t ms = -7;
+    memset(p, 0, sizeof p);
+    memcpy(p, &dx, 8);
+    memcpy(p + 8, &mi, 4);
+    memcpy(p + 12, &mf, 4);
+    memcpy(p + 16, &md, 8);
+    p[8 + 18] = 9;
+    memcpy(p + 32, &mu, 8);
+    memcpy(p + 40, &ms, 2);
+    launch(mix, 1, 1, p, 42);
+    d2h((uint8_t *)&out, dx, sizeof out);
+    if (out != 3 + 0.5 + 100.0 + 9 + 1000 - 7)
+        fail("mix: the result does not add up the %s", "struct, u64 and short parameters");
+
+    /* a __device__ variable: look it up, write, read back */
+    uint64_t v[FARO_GPU_ARGS_MAX] = { module };
+    struct faro_gpu_hdr h = { .op = FARO_GPU_OP_VAR_GET, .flags = FARO_GPU_F_REPLY,
+                              .seq = ++seq };
+    uint8_t args[FARO_GPU_ARGS_BYTES];
+    int alen = faro_gpu_args_encode(FARO_GPU_OP_VAR_GET, 0, v, NULL, args);
+    want.seq = h.seq;
+    want.done = 0;
+    faro_gpu_chan_send(ch, peer, &h, args, (size_t)alen, "gpucore_counter", 15);
+    wait_reply("VAR_GET");
+    if (want.status || want.a[1] != 4)
+        fail("VAR_GET gpucore_counter: failed or not %s", "4 bytes");
+    uint64_t dv = want.a[0];
+    int32_t c = 4242, cb = 0;
+    h2d(dv, (uint8_t *)&c, 4);
+    d2h((uint8_t *)&cb, dv, 4);
+    if (cb != 4242)
+        fail("gpucore_counter: read back %s", "another value");
+
+    /* a wrong parameter buffer size is refused */
+    launch(axpy, 1, 1, p, 20);
+    call(FARO_GPU_OP_GET_LAST_ERROR, FARO_GPU_F_REPLY, a, NULL, 0);
+    if (want.deferred != FARO_GPU_ERR_INVALID_VALUE)
+        fail("a launch with 20 parameter bytes for 24 was not refused (%s)",
+             "cudaErrorInvalidValue");
+    /* a faulting launch (y points nowhere) poisons the session until reset */
+    uint64_t nowhere = 0x10;
+    memcpy(p, &nowhere, 8);
+    memcpy(p + 8, &dx, 8);
+    memcpy(p + 16, &alpha, 4);
+    memcpy(p + 20, &n, 4);
+    launch(axpy, 4, 256, p, 24);
+    a[0] = 64;
+    if (call(FARO_GPU_OP_MALLOC, FARO_GPU_F_REPLY, a, NULL, 0) != FARO_GPU_ERR_ILLEGAL_ADDRESS)
+        fail("after a faulting launch, MALLOC did not fail with %s", "cudaErrorIllegalAddress");
+    call(FARO_GPU_OP_DEVICE_RESET, FARO_GPU_F_REPLY, a, NULL, 0);
+    if (call(FARO_GPU_OP_MALLOC, FARO_GPU_F_REPLY, a, NULL, 0))
+        fail("after DEVICE_RESET, MALLOC still %s", "failed");
+    call(FARO_GPU_OP_BYE, 0, a, NULL, 0);
+    printf("gpu_wire_client: kernel: all checks passed\n");
+    return 0;
+}
+
+static int wait_lost(const char *mode)
+{
+    time_t end = time(NULL) + WAIT_S;
+    while (!lost && time(NULL) < end)
+        faro_gpu_chan_poll(ch, 100);
+    if (!lost) {
+        printf("gpu_wire_client: FAIL: %s: the connection was not dropped within 20 s\n", mode);
+        return 1;
+    }
+    printf("gpu_wire_client: %s: dropped as expected (%s)\n", mode, lost_why);
+    return 0;
+}
+
+static int refused(void)
+{
+    uint64_t a[FARO_GPU_ARGS_MAX] = { FARO_GPU_PROTO_VERSION, 13000, CHUNK, 0 };
+    uint8_t args[FARO_GPU_ARGS_BYTES];
+    int alen = faro_gpu_args_encode(FARO_GPU_OP_HELLO, 0, a, NULL, args);
+    struct faro_gpu_hdr h = { .op = FARO_GPU_OP_HELLO, .flags = FARO_GPU_F_REPLY, .seq = 1 };
+    want.seq = 1;
+    faro_gpu_chan_send(ch, peer, &h, args, (size_t)alen, NULL, 0);
+    if (wait_lost("refused"))
+        return 1;
+    if (want.done) {
+        printf("gpu_wire_client: FAIL: refused: the server answered a client with a wrong "
+               "key\n");
+        return 1;
+    }
+    return 0;
+}
+
+static int garbage(int kind)
+{
+    uint8_t junk[256];
+    unsigned s = 12345;
+    hello();
+    for (size_t i = 0; i < sizeof junk; i++)
+        junk[i] = (uint8_t)((s = s * 1103515245u + 12345u) >> 16);
+    if (kind == 0) { /* random bytes as header and payload */
+        faro_gpu_chan_send_raw(ch, peer, junk, 24, junk + 24, 200);
+    } else if (kind == 1) { /* a header of the wrong length */
+        faro_gpu_chan_send_raw(ch, peer, junk, 13, NULL, 0);
+    } else { /* LAUNCH with its fields cut short */
+        struct faro_gpu_hdr h = { .op = FARO_GPU_OP_LAUNCH, .seq = 2 };
+        faro_gpu_chan_send(ch, peer, &h, junk, 20, NULL, 0);
+    }
+    return wait_lost("garbage");
+}
+
+_Noreturn static void hold(void)
+{
+    uint64_t a[FARO_GPU_ARGS_MAX] = { 64u << 20 };
+    uint8_t *buf = calloc(1, CHUNK);
+    hello();
+    if (call(FARO_GPU_OP_MALLOC, FARO_GPU_F_REPLY, a, NULL, 0))
+        fail("MALLOC of %s failed", "64 MiB");
+    uint64_t d = want.a[0];
+    printf("gpu_wire_client: copying\n");
+    fflush(stdout);
+    for (uint64_t off = 0;; off = (off + CHUNK) % (64u << 20)) {
+        uint64_t c[FARO_GPU_ARGS_MAX] = { d + off, 0 };
+        call(FARO_GPU_OP_MEMCPY_H2D, 0, c, buf, CHUNK);
+        faro_gpu_chan_poll(ch, 0);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    uint8_t key[FARO_GPU_KEY_MAX];
+    size_t keylen;
+    char err[512];
+
+    if (argc != 3 && !(argc == 4 && !strcmp(argv[1], "kernel"))) {
+        fprintf(stderr, "usage: gpu_wire_client basic|busy|refused|garbage[0-2]|hold|"
+                "kernel FATBIN HOST:PORT\n");
+        return 2;
+    }
+    if (faro_gpu_key_load(getenv("FARO_GPU_KEY_FILE"), "FARO_GPU_KEY", key, &keylen, err,
+                          sizeof err) < 0 ||
+        faro_gpu_chan_connect(argv[argc - 1], key, keylen, &cb, NULL, NULL, &ch, &peer, err,
+                              sizeof err) < 0) {
+        printf("gpu_wire_client: FAIL: %s\n", err);
+        return 1;
+    }
+    if (!strcmp(argv[1], "basic") || !strcmp(argv[1], "busy"))
+        return basic(!strcmp(argv[1], "basic"));
+    if (!strcmp(argv[1], "refused"))
+        return refused();
+    if (!strncmp(argv[1], "garbage", 7))
+        return garbage(atoi(argv[1] + 7));
+    if (!strcmp(argv[1], "kernel"))
+        return kernel(argv[2]);
+    if (!strcmp(argv[1], "hold"))
+        hold();
+    fprintf(stderr, "gpu_wire_client: unknown mode %s\n", argv[1]);
+    return 2;
+}

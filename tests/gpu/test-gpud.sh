@@ -1,0 +1,123 @@
+#!/bin/sh
+# faro-gpud with the host backend on loopback, driven by gpu_wire_client
+# (tests/gpu/gpu_wire_client.c, the wire protocol without the CUDA client
+# library): one session's HELLO, allocations, copies both ways at sizes
+# around the chunk size, memset, D2D and free; three sessions at once; a
+# client with the wrong key is refused and the server still serves; garbage
+# after authentication drops that session only; a client killed mid-copy
+# has its session (64 MiB) freed. Also: a key file others can read is
+# refused, and --backend cuda without libcuda.so.1 exits with a clear
+# message. Run from the top of the build tree.
+#   exit 0 pass, 1 fail, 99 hard error
+
+gpud=./faro-gpud
+client=./tests/gpu/gpu_wire_client
+for f in "$gpud" "$client"; do
+    [ -x "$f" ] || { echo "ERROR: $f is missing; run make check first" >&2; exit 99; }
+done
+dir=$(mktemp -d /tmp/test-gpud.XXXXXX) || exit 99
+. "${srcdir:-..}/tests/gpu/gpud-lib.sh"
+srv=
+cleanup() {
+    gpud_stop
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+failures=0
+fail() { echo "test-gpud: FAIL: $*"; failures=$((failures + 1)); }
+
+unset FARO_GPU_KEY FARO_TCP_IF FARO_TCP_PORT
+printf 'test-gpud-key\n' >"$dir/key"
+chmod 600 "$dir/key"
+
+# A key file others can read is refused, naming the fix.
+cp "$dir/key" "$dir/openkey"
+chmod 644 "$dir/openkey"
+out=$("$gpud" --backend host --key-file "$dir/openkey" --listen 127.0.0.1:0 2>&1)
+rc=$?
+[ $rc -eq 1 ] && echo "$out" | grep -q "mode 0644.*chmod 600" ||
+    fail "a key file of mode 0644: exit $rc, output: $out"
+
+# --backend cuda without a driver says so at start.
+if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
+    out=$("$gpud" --backend cuda --key-file "$dir/key" --listen 127.0.0.1:0 2>&1)
+    rc=$?
+    [ $rc -eq 1 ] && echo "$out" | grep -q "cannot load the CUDA driver library libcuda.so.1" ||
+        fail "--backend cuda without libcuda.so.1: exit $rc, output: $out"
+fi
+
+gpud_start "$dir" --backend host --key-file "$dir/key"
+export FARO_GPU_KEY_FILE="$dir/key"
+
+alive() { kill -0 "$srv" 2>/dev/null || fail "faro-gpud died ($1)"; }
+run() { # mode, what
+    out=$(timeout 60 "$client" "$1" "$addr" 2>&1) || fail "$2: $out"
+}
+# sessions closed so far, to wait for the next one
+closed() { grep -c "session closed" "$dir/err"; }
+wait_closed() { # count, what
+    for i in $(seq 100); do
+        [ "$(closed)" -ge "$1" ] && return 0
+        sleep 0.1
+    done
+    fail "$2: the server did not close the session"
+}
+
+run basic "one session"
+alive "after one session"
+
+# Three sessions at once.
+pids=
+for i in 1 2 3; do
+    timeout 60 "$client" busy "$addr" >"$dir/busy$i" 2>&1 &
+    pids="$pids $!"
+done
+i=0
+for p in $pids; do
+    i=$((i + 1))
+    wait "$p" || fail "concurrent session $i: $(cat "$dir/busy$i")"
+done
+alive "after three sessions at once"
+
+# The wrong key: refused by the transport, no session; the server goes on.
+n=$(grep -c "session opened" "$dir/err")
+out=$(FARO_GPU_KEY_FILE= FARO_GPU_KEY=not-the-key timeout 60 "$client" refused "$addr" 2>&1) ||
+    fail "wrong key: $out"
+[ "$(grep -c "session opened" "$dir/err")" -eq "$n" ] ||
+    fail "a client with the wrong key got a session"
+alive "after a wrong key"
+run basic "a session after a wrong key"
+
+# Garbage after authentication: that session is dropped, the server goes on.
+for g in 0 1 2; do
+    c=$(closed)
+    run garbage$g "garbage $g"
+    wait_closed $((c + 1)) "garbage $g"
+    alive "after garbage $g"
+done
+grep -q "malformed message" "$dir/err" || fail "no 'malformed message' in the server's log"
+
+# A client killed in the middle of a copy: its session and 64 MiB are freed
+# (basic checks that all of the server's memory is free again).
+c=$(closed)
+"$client" hold "$addr" >"$dir/hold" 2>&1 &
+hp=$!
+for i in $(seq 100); do
+    grep -q copying "$dir/hold" 2>/dev/null && break
+    sleep 0.1
+done
+grep -q copying "$dir/hold" || fail "the holding client did not start copying: $(cat "$dir/hold")"
+sleep 0.3
+kill -9 "$hp"
+wait "$hp" 2>/dev/null
+wait_closed $((c + 1)) "client killed mid-copy"
+alive "after a client was killed mid-copy"
+run basic "a session after a client was killed mid-copy"
+
+if [ $failures -ne 0 ]; then
+    echo "test-gpud: server log:"
+    sed 's/^/    /' "$dir/err"
+    exit 1
+fi
+echo "test-gpud: all checks passed"
+exit 0
