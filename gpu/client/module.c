@@ -148,6 +148,7 @@ cudaError_t faro_cudart_var_address(faro_cudart_var_t *v, uint64_t *dptr, size_t
         if (err == cudaSuccess) {
             v->server_ptr = r.a[0];
             v->generation = module_generation;
+            faro_cudart_note_device_range(v->server_ptr, v->size);
         }
     }
     *dptr = v->server_ptr;

@@ -76,7 +76,9 @@ cudaError_t faro_cudart_launch_remote(faro_cudart_kernel_t *k, dim3 grid, dim3 b
  * cudaDeviceReset's part (every server handle is forgotten). */
 cudaError_t faro_cudart_var_address(faro_cudart_var_t *v, uint64_t *dptr, size_t *size);
 void faro_cudart_forget_modules(void);
-/* runtime.c: cudaDeviceReset's part for allocations. */
+/* runtime.c: device memory ranges (allocations, variables) that
+ * cudaMemcpyDefault takes for device memory; cudaDeviceReset forgets them. */
+void faro_cudart_note_device_range(uint64_t base, uint64_t size);
 void faro_cudart_forget_allocations(void);
 /* props.c: sets the cudaDeviceProp field(s) that attribute attr gives. */
 void faro_cudart_prop_set(struct cudaDeviceProp *prop, int attr, int value);

@@ -6,9 +6,9 @@
  * one came (errors.c).
  *
  * Device pointers are the server's handles, given to the program as they
- * are; the client keeps the ranges it allocated so that cudaMemcpyDefault
- * can tell device from host memory (a pointer inside an allocation is
- * device memory). Pinned host memory (cudaMallocHost, cudaHostAlloc) is
+ * are; the client keeps the ranges it allocated (and its variables') so that
+ * cudaMemcpyDefault can tell device from host memory (a pointer inside one
+ * is device memory). Pinned host memory (cudaMallocHost, cudaHostAlloc) is
  * ordinary page-aligned memory here: there is no device to pin it for.
  *
  * Copies go in chunks of the session's size (HELLO): host to device as a
@@ -33,7 +33,7 @@ static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
 static alloc_range_t *allocs;
 static size_t nallocs, allocs_cap;
 
-static void alloc_add(uint64_t base, uint64_t size)
+void faro_cudart_note_device_range(uint64_t base, uint64_t size)
 {
     pthread_mutex_lock(&alloc_lock);
     if (nallocs == allocs_cap) {
@@ -238,7 +238,7 @@ FARO_CUDART_API cudaError_t cudaMalloc(void **ptr, size_t size)
     cudaError_t err = faro_cudart_call(FARO_GPU_OP_MALLOC, a, NULL, NULL, 0, 0, &r);
     if (err == cudaSuccess) {
         *ptr = (void *)(uintptr_t)r.a[0];
-        alloc_add(r.a[0], size);
+        faro_cudart_note_device_range(r.a[0], size);
     }
     return faro_cudart_fail(err);
 }
