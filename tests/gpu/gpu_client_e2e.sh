@@ -3,8 +3,8 @@
 # built with `nvcc -cudart shared`) runs with LD_LIBRARY_PATH pointing at
 # Faro's libcudart.so.13 against faro-gpud --backend host on loopback, whose
 # kernels come from tests/gpu/gpu_client_host_kernels.c; the program checks
-# its results. Then the same program against a server that is killed: CUDA
-# errors, not a hang. Run from the top build directory; exits 77 without nvcc.
+# its results. Then a program whose server is killed while it runs
+# (gpu_client_lost.cu): CUDA errors at once, one message, no hang. Run from the top build directory; exits 77 without nvcc.
 srcdir=${srcdir:-.}
 nvcc=${NVCC:-nvcc}
 [ "$nvcc" != no ] && command -v "$nvcc" >/dev/null ||
@@ -20,9 +20,11 @@ dir=$(mktemp -d /tmp/gpu_client_e2e.XXXXXX) || exit 99
 . "$srcdir/tests/gpu/gpud-lib.sh"
 srv=
 trap 'gpud_stop; rm -rf "$dir"' EXIT
+for p in gpu_client_vectoradd gpu_client_lost; do
+    "$nvcc" -cudart shared -o "$out/$p" "$srcdir/tests/gpu/cuda/$p.cu" ||
+        { echo "ERROR: nvcc could not build $p" >&2; exit 99; }
+done
 prog=$out/gpu_client_vectoradd
-"$nvcc" -cudart shared -o "$prog" "$srcdir/tests/gpu/cuda/gpu_client_vectoradd.cu" ||
-    { echo "ERROR: nvcc could not build $prog" >&2; exit 99; }
 unset FARO_GPU_KEY FARO_TCP_IF FARO_TCP_PORT
 printf 'gpu-client-e2e-key' >"$dir/key"
 chmod 600 "$dir/key"
@@ -36,5 +38,34 @@ if ! FARO_GPU_SERVERS=$addr FARO_GPU_KEY_FILE=$dir/key LD_BIND_NOW=1 \
     failures=$((failures + 1))
 fi
 gpud_stop
+
+# The server killed under a running program: errors at once, one message.
+gpud_start "$dir" --backend host --key-file "$dir/key"
+mkfifo "$dir/in"
+FARO_GPU_SERVERS=$addr FARO_GPU_KEY_FILE=$dir/key LD_BIND_NOW=1 \
+    LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    timeout 60 "$out/gpu_client_lost" <"$dir/in" >"$dir/lost.out" 2>"$dir/lost.err" &
+client=$!
+exec 3>"$dir/in"
+for i in $(seq 100); do
+    grep -q '^ready$' "$dir/lost.out" && break
+    kill -0 $client 2>/dev/null || break
+    sleep 0.1
+done
+gpud_stop
+echo go >&3
+exec 3>&-
+wait $client
+rc=$?
+if [ $rc -ne 0 ]; then
+    echo "FAIL: gpu_client_lost exited with $rc (124: it hung):" >&2
+    cat "$dir/lost.out" "$dir/lost.err" >&2
+    failures=$((failures + 1))
+elif [ "$(grep -c '^faro-gpu: lost the GPU server' "$dir/lost.err")" != 1 ]; then
+    echo "FAIL: gpu_client_lost: expected one 'lost the GPU server' message:" >&2
+    cat "$dir/lost.err" >&2
+    failures=$((failures + 1))
+fi
+cat "$dir/lost.out" 2>/dev/null | tail -1
 [ $failures -eq 0 ] && echo "ok" && exit 0
 exit 1
