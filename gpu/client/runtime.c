@@ -479,6 +479,34 @@ FARO_CUDART_API cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *sym
     return symbol_copy(dst, symbol, n, offset, kind, stream, 0, 0);
 }
 
+/* --default-stream per-thread's names for the same calls. */
+FARO_CUDART_API cudaError_t cudaMemcpyToSymbol_ptds(const void *symbol, const void *src, size_t n,
+                                                    size_t offset, enum cudaMemcpyKind kind)
+{
+    return symbol_copy((void *)src, symbol, n, offset, kind, NULL, 1, 1);
+}
+
+FARO_CUDART_API cudaError_t cudaMemcpyFromSymbol_ptds(void *dst, const void *symbol, size_t n,
+                                                      size_t offset, enum cudaMemcpyKind kind)
+{
+    return symbol_copy(dst, symbol, n, offset, kind, NULL, 1, 0);
+}
+
+FARO_CUDART_API cudaError_t cudaMemcpyToSymbolAsync_ptsz(const void *symbol, const void *src,
+                                                         size_t n, size_t offset,
+                                                         enum cudaMemcpyKind kind,
+                                                         cudaStream_t stream)
+{
+    return symbol_copy((void *)src, symbol, n, offset, kind, stream, 0, 1);
+}
+
+FARO_CUDART_API cudaError_t cudaMemcpyFromSymbolAsync_ptsz(void *dst, const void *symbol, size_t n,
+                                                           size_t offset, enum cudaMemcpyKind kind,
+                                                           cudaStream_t stream)
+{
+    return symbol_copy(dst, symbol, n, offset, kind, stream, 0, 0);
+}
+
 FARO_CUDART_API cudaError_t cudaGetSymbolAddress(void **dev_ptr, const void *symbol)
 {
     if (!dev_ptr)

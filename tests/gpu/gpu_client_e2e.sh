@@ -3,7 +3,7 @@
 # built with `nvcc -cudart shared`) runs with LD_LIBRARY_PATH pointing at
 # Faro's libcudart.so.13 against faro-gpud --backend host on loopback, whose
 # kernels come from tests/gpu/gpu_client_host_kernels.c; the program checks
-# its results. Then a program whose server is killed while it runs
+# its results. Built plain, with --default-stream per-thread and with -rdc=true. Then a program whose server is killed while it runs
 # (gpu_client_lost.cu): CUDA errors at once, one message, no hang. Run from the top build directory; exits 77 without nvcc.
 srcdir=${srcdir:-.}
 nvcc=${NVCC:-nvcc}
@@ -20,23 +20,30 @@ dir=$(mktemp -d /tmp/gpu_client_e2e.XXXXXX) || exit 99
 . "$srcdir/tests/gpu/gpud-lib.sh"
 srv=
 trap 'gpud_stop; rm -rf "$dir"' EXIT
-for p in gpu_client_vectoradd gpu_client_lost; do
-    "$nvcc" -cudart shared -o "$out/$p" "$srcdir/tests/gpu/cuda/$p.cu" ||
-        { echo "ERROR: nvcc could not build $p" >&2; exit 99; }
-done
-prog=$out/gpu_client_vectoradd
+# The program three ways: plain, --default-stream per-thread (the _ptsz and
+# _ptds entry points) and -rdc=true (one device-linked fatbin).
+build() {
+    "$nvcc" -cudart shared -o "$out/$1" "$srcdir/tests/gpu/cuda/$2.cu" $3 ||
+        { echo "ERROR: nvcc could not build $1" >&2; exit 99; }
+}
+build gpu_client_vectoradd gpu_client_vectoradd
+build gpu_client_vectoradd_ptsz gpu_client_vectoradd "--default-stream per-thread"
+build gpu_client_vectoradd_rdc gpu_client_vectoradd -rdc=true
+build gpu_client_lost gpu_client_lost
 unset FARO_GPU_KEY FARO_TCP_IF FARO_TCP_PORT
 printf 'gpu-client-e2e-key' >"$dir/key"
 chmod 600 "$dir/key"
 failures=0
 
 gpud_start "$dir" --backend host --host-kernels "$hostk" --key-file "$dir/key"
-if ! FARO_GPU_SERVERS=$addr FARO_GPU_KEY_FILE=$dir/key LD_BIND_NOW=1 \
-        LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 120 "$prog"; then
-    echo "FAIL: gpu_client_vectoradd against faro-gpud (host backend) failed; server log:" >&2
-    sed 's/^/    /' "$dir/err" >&2
-    failures=$((failures + 1))
-fi
+for prog in gpu_client_vectoradd gpu_client_vectoradd_ptsz gpu_client_vectoradd_rdc; do
+    if ! FARO_GPU_SERVERS=$addr FARO_GPU_KEY_FILE=$dir/key LD_BIND_NOW=1 \
+            LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 120 "$out/$prog"; then
+        echo "FAIL: $prog against faro-gpud (host backend) failed; server log:" >&2
+        sed 's/^/    /' "$dir/err" >&2
+        failures=$((failures + 1))
+    fi
+done
 gpud_stop
 
 # The server killed under a running program: errors at once, one message.
