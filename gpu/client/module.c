@@ -163,3 +163,52 @@ void faro_cudart_forget_modules(void)
     module_generation++;
     pthread_mutex_unlock(&module_lock);
 }
+
+/* The kernel's attributes, one KERNEL_ATTR each (CU_FUNC_ATTRIBUTE_* 0..15
+ * in the order of cudaFuncAttributes' fields from maxThreadsPerBlock on). */
+FARO_CUDART_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)
+{
+    if (!attr)
+        return faro_cudart_fail(cudaErrorInvalidValue);
+    cudaError_t err = faro_cudart_check_sticky();
+    if (err != cudaSuccess)
+        return err;
+    faro_cudart_kernel_t *k = faro_cudart_find_kernel(func);
+    if (!k)
+        return faro_cudart_fail(cudaErrorInvalidDeviceFunction);
+    err = faro_cudart_connect();
+    if (err != cudaSuccess)
+        return faro_cudart_fail(err);
+    pthread_mutex_lock(&module_lock);
+    err = ensure_kernel(k);
+    uint64_t kernel = k->server_kernel;
+    pthread_mutex_unlock(&module_lock);
+    int v[16] = {0};
+    for (int i = 0; i < 16 && err == cudaSuccess; i++) {
+        uint64_t a[FARO_GPU_ARGS_MAX] = {kernel, (uint64_t)i};
+        faro_cudart_reply_t r = {0};
+        err = faro_cudart_call(FARO_GPU_OP_KERNEL_ATTR, a, NULL, NULL, 0, 0, &r);
+        if (err == cudaSuccess)
+            v[i] = (int32_t)r.a[0];
+    }
+    if (err != cudaSuccess)
+        return faro_cudart_fail(err);
+    memset(attr, 0, sizeof *attr);
+    attr->maxThreadsPerBlock = v[0];
+    attr->sharedSizeBytes = (size_t)(unsigned)v[1];
+    attr->constSizeBytes = (size_t)(unsigned)v[2];
+    attr->localSizeBytes = (size_t)(unsigned)v[3];
+    attr->numRegs = v[4];
+    attr->ptxVersion = v[5];
+    attr->binaryVersion = v[6];
+    attr->cacheModeCA = v[7];
+    attr->maxDynamicSharedSizeBytes = v[8];
+    attr->preferredShmemCarveout = v[9];
+    attr->clusterDimMustBeSet = v[10];
+    attr->requiredClusterWidth = v[11];
+    attr->requiredClusterHeight = v[12];
+    attr->requiredClusterDepth = v[13];
+    attr->clusterSchedulingPolicyPreference = v[14];
+    attr->nonPortableClusterSizeAllowed = v[15];
+    return cudaSuccess;
+}

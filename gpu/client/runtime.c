@@ -147,6 +147,32 @@ FARO_CUDART_API cudaError_t cudaSetDevice(int device)
     return cudaSuccess;
 }
 
+/* Scheduling flags say how the host thread waits for the device; here it
+ * always waits on the network, so they are accepted and kept for
+ * cudaGetDeviceFlags. cudaDeviceMapHost needs mapped host memory, which a
+ * remote GPU cannot have. */
+static _Thread_local unsigned device_flags;
+
+FARO_CUDART_API cudaError_t cudaSetDeviceFlags(unsigned int flags)
+{
+    if (flags & ~(unsigned)(cudaDeviceScheduleMask | cudaDeviceMapHost | cudaDeviceLmemResizeToMax))
+        return faro_cudart_fail(cudaErrorInvalidValue);
+    if (flags & cudaDeviceMapHost) {
+        static int once;
+        return faro_cudart_unsupported("cudaSetDeviceFlags(cudaDeviceMapHost)", &once);
+    }
+    device_flags = flags;
+    return cudaSuccess;
+}
+
+FARO_CUDART_API cudaError_t cudaGetDeviceFlags(unsigned int *flags)
+{
+    if (!flags)
+        return faro_cudart_fail(cudaErrorInvalidValue);
+    *flags = device_flags;
+    return cudaSuccess;
+}
+
 FARO_CUDART_API cudaError_t cudaDriverGetVersion(int *version)
 {
     if (!version)

@@ -56,6 +56,14 @@ int main()
     expect("cudaDeviceGetAttribute", cudaDeviceGetAttribute(&warp, cudaDevAttrWarpSize, 0), cudaSuccess);
     CHECK("warp size 32", warp == 32);
 
+    expect("cudaSetDeviceFlags", cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync), cudaSuccess);
+    unsigned flags = 0;
+    expect("cudaGetDeviceFlags", cudaGetDeviceFlags(&flags), cudaSuccess);
+    CHECK("device flags kept", flags == cudaDeviceScheduleBlockingSync);
+    cudaFuncAttributes fa;
+    expect("cudaFuncGetAttributes", cudaFuncGetAttributes(&fa, (const void *)vectorAdd), cudaSuccess);
+    CHECK("kernel's maxThreadsPerBlock", fa.maxThreadsPerBlock > 0);
+
     // Larger than one 1 MiB chunk: the copies go in several.
     const int n = 300000;
     size_t bytes = n * sizeof(float);
