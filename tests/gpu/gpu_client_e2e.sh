@@ -3,7 +3,8 @@
 # built with `nvcc -cudart shared`) runs with LD_LIBRARY_PATH pointing at
 # Faro's libcudart.so.13 against faro-gpud --backend host on loopback, whose
 # kernels come from tests/gpu/gpu_client_host_kernels.c; the program checks
-# its results. Built plain, with --default-stream per-thread and with -rdc=true. Then a program whose server is killed while it runs
+# its results. Built plain, with --default-stream per-thread and with -rdc=true;
+# and a program whose threads share the device (gpu_client_threads.cu). Then a program whose server is killed while it runs
 # (gpu_client_lost.cu): CUDA errors at once, one message, no hang. Run from the top build directory; exits 77 without nvcc.
 srcdir=${srcdir:-.}
 nvcc=${NVCC:-nvcc}
@@ -30,13 +31,15 @@ build gpu_client_vectoradd gpu_client_vectoradd
 build gpu_client_vectoradd_ptsz gpu_client_vectoradd "--default-stream per-thread"
 build gpu_client_vectoradd_rdc gpu_client_vectoradd -rdc=true
 build gpu_client_lost gpu_client_lost
+build gpu_client_threads gpu_client_threads
 unset FARO_GPU_KEY FARO_TCP_IF FARO_TCP_PORT
 printf 'gpu-client-e2e-key' >"$dir/key"
 chmod 600 "$dir/key"
 failures=0
 
 gpud_start "$dir" --backend host --host-kernels "$hostk" --key-file "$dir/key"
-for prog in gpu_client_vectoradd gpu_client_vectoradd_ptsz gpu_client_vectoradd_rdc; do
+for prog in gpu_client_vectoradd gpu_client_vectoradd_ptsz gpu_client_vectoradd_rdc \
+        gpu_client_threads; do
     if ! FARO_GPU_SERVERS=$addr FARO_GPU_KEY_FILE=$dir/key LD_BIND_NOW=1 \
             LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 120 "$out/$prog"; then
         echo "FAIL: $prog against faro-gpud (host backend) failed; server log:" >&2
