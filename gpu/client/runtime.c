@@ -447,6 +447,109 @@ FARO_CUDART_API cudaError_t cudaMemsetAsync_ptsz(void *dst, int value, size_t n,
     return memset_device(dst, value, n, stream);
 }
 
+/* ---- pitched (2D) memory ---------------------------------------------------- */
+
+/* Rows are padded to this many bytes, a multiple of every CUDA GPU's
+ * texture pitch alignment. */
+#define PITCH_ALIGN 512
+
+FARO_CUDART_API cudaError_t cudaMallocPitch(void **ptr, size_t *pitch, size_t width, size_t height)
+{
+    if (!ptr || !pitch)
+        return faro_cudart_fail(cudaErrorInvalidValue);
+    size_t p = (width + PITCH_ALIGN - 1) / PITCH_ALIGN * PITCH_ALIGN;
+    if (height && p > SIZE_MAX / height)
+        return faro_cudart_fail(cudaErrorMemoryAllocation);
+    cudaError_t err = cudaMalloc(ptr, p * height);
+    if (err == cudaSuccess)
+        *pitch = p;
+    return err;
+}
+
+/* A 2D copy: one copy when both sides are contiguous, else a copy per row
+ * (each a 1D copy of its kind; the rows of an asynchronous one stay in
+ * order on their stream). */
+static cudaError_t copy_2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                           size_t height, enum cudaMemcpyKind kind, cudaStream_t stream, int sync)
+{
+    if (width > dpitch || width > spitch)
+        return faro_cudart_fail(cudaErrorInvalidPitchValue);
+    if (width == 0 || height == 0)
+        return sync ? faro_cudart_sync_error() : cudaSuccess;
+    if (width == dpitch && width == spitch)
+        return copy(dst, src, width * height, kind, stream, sync);
+    cudaError_t err = cudaSuccess;
+    for (size_t row = 0; row < height && err == cudaSuccess; row++)
+        err = copy((uint8_t *)dst + row * dpitch, (const uint8_t *)src + row * spitch, width, kind,
+                   stream, sync);
+    return err;
+}
+
+FARO_CUDART_API cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                         size_t width, size_t height, enum cudaMemcpyKind kind)
+{
+    return copy_2d(dst, dpitch, src, spitch, width, height, kind, NULL, 1);
+}
+
+FARO_CUDART_API cudaError_t cudaMemcpy2D_ptds(void *dst, size_t dpitch, const void *src,
+                                              size_t spitch, size_t width, size_t height,
+                                              enum cudaMemcpyKind kind)
+{
+    return copy_2d(dst, dpitch, src, spitch, width, height, kind, NULL, 1);
+}
+
+FARO_CUDART_API cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
+                                              size_t spitch, size_t width, size_t height,
+                                              enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    return copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, 0);
+}
+
+FARO_CUDART_API cudaError_t cudaMemcpy2DAsync_ptsz(void *dst, size_t dpitch, const void *src,
+                                                   size_t spitch, size_t width, size_t height,
+                                                   enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    return copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, 0);
+}
+
+static cudaError_t memset_2d(void *dst, size_t pitch, int value, size_t width, size_t height,
+                             cudaStream_t stream)
+{
+    if (width > pitch)
+        return faro_cudart_fail(cudaErrorInvalidPitchValue);
+    if (width == pitch)
+        return memset_device(dst, value, width * height, stream);
+    cudaError_t err = cudaSuccess;
+    for (size_t row = 0; row < height && err == cudaSuccess; row++)
+        err = memset_device((uint8_t *)dst + row * pitch, value, width, stream);
+    return err;
+}
+
+FARO_CUDART_API cudaError_t cudaMemset2D(void *dst, size_t pitch, int value, size_t width,
+                                         size_t height)
+{
+    return memset_2d(dst, pitch, value, width, height, NULL);
+}
+
+FARO_CUDART_API cudaError_t cudaMemset2D_ptds(void *dst, size_t pitch, int value, size_t width,
+                                              size_t height)
+{
+    return memset_2d(dst, pitch, value, width, height, NULL);
+}
+
+FARO_CUDART_API cudaError_t cudaMemset2DAsync(void *dst, size_t pitch, int value, size_t width,
+                                              size_t height, cudaStream_t stream)
+{
+    return memset_2d(dst, pitch, value, width, height, stream);
+}
+
+FARO_CUDART_API cudaError_t cudaMemset2DAsync_ptsz(void *dst, size_t pitch, int value,
+                                                   size_t width, size_t height,
+                                                   cudaStream_t stream)
+{
+    return memset_2d(dst, pitch, value, width, height, stream);
+}
+
 /* ---- symbols (__device__ / __constant__ variables) ------------------------ */
 
 static cudaError_t symbol_address(const void *symbol, uint64_t *dptr, size_t *size)

@@ -95,6 +95,29 @@ int main()
     expect("D2H after memset", cudaMemcpy(hc, dc, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
     CHECK("memset + D2D result", hc[7] == 22.0f && hc[n - 1] == 3.0f * (n - 1) + 1);
 
+    // Pitched memory: a 3 x 100-byte block through padded rows and back.
+    {
+        unsigned char h2[300], back2[300];
+        for (int i = 0; i < 300; i++)
+            h2[i] = (unsigned char)(i * 7);
+        void *d2 = nullptr;
+        size_t pitch = 0;
+        expect("cudaMallocPitch", cudaMallocPitch(&d2, &pitch, 100, 3), cudaSuccess);
+        CHECK("pitch covers the width", pitch >= 100);
+        expect("cudaMemset2D", cudaMemset2D(d2, pitch, 0xab, pitch, 3), cudaSuccess);
+        expect("cudaMemcpy2D H2D", cudaMemcpy2D(d2, pitch, h2, 100, 100, 3, cudaMemcpyHostToDevice), cudaSuccess);
+        std::memset(back2, 0, sizeof back2);
+        expect("cudaMemcpy2D D2H", cudaMemcpy2D(back2, 100, d2, pitch, 100, 3, cudaMemcpyDeviceToHost), cudaSuccess);
+        CHECK("2D round trip", std::memcmp(h2, back2, 300) == 0);
+        unsigned char pad = 0;
+        expect("padding byte", cudaMemcpy(&pad, (char *)d2 + pitch - 1, 1, cudaMemcpyDeviceToHost), cudaSuccess);
+        CHECK("row padding keeps the memset value", pitch == 100 || pad == 0xab);
+        expect("cudaMemcpy2D wider than the pitch", cudaMemcpy2D(back2, 50, d2, pitch, 100, 3, cudaMemcpyDeviceToHost),
+               cudaErrorInvalidPitchValue);
+        cudaGetLastError();
+        expect("cudaFree pitched", cudaFree(d2), cudaSuccess);
+    }
+
     // A __constant__ symbol.
     float f = 0.5f, back = 0;
     expect("cudaMemcpyToSymbol", cudaMemcpyToSymbol(scale_factor, &f, sizeof f), cudaSuccess);
