@@ -85,6 +85,9 @@ cudaError_t faro_cudart_unsupported(const char *name, int *once);
 
 /* --- register.c ---------------------------------------------------------- */
 
+/* Servers (FARO_GPU_SERVERS entries) a client talks to, at most. */
+#define FARO_CUDART_MAX_SESSIONS 8
+
 typedef struct faro_cudart_fatbin faro_cudart_fatbin_t;
 
 /* One kernel nvcc registered: the host stub's address, its mangled name,
@@ -94,8 +97,8 @@ typedef struct faro_cudart_kernel {
     const void *host_fun;
     const char *name;
     faro_cudart_fatbin_t *fatbin;
-    uint64_t server_kernel;         /* 0 until KERNEL_GET answered */
-    uint64_t generation;            /* module.c's, when server_kernel was given */
+    uint64_t server_kernel[FARO_CUDART_MAX_SESSIONS];      /* per session (remote.h); 0 until KERNEL_GET answered */
+    uint64_t generation[FARO_CUDART_MAX_SESSIONS];         /* module.c's, when server_kernel was given */
     unsigned nparams;
     size_t param_bytes;
     faro_kparam_t *params;          /* nparams entries, malloc'ed */
@@ -109,8 +112,8 @@ typedef struct faro_cudart_var {
     size_t size;
     int constant, managed;
     faro_cudart_fatbin_t *fatbin;
-    uint64_t server_ptr;            /* 0 until VAR_GET answered */
-    uint64_t generation;
+    uint64_t server_ptr[FARO_CUDART_MAX_SESSIONS];         /* per session; 0 until VAR_GET answered */
+    uint64_t generation[FARO_CUDART_MAX_SESSIONS];
     struct faro_cudart_var *next;
 } faro_cudart_var_t;
 
@@ -120,8 +123,8 @@ struct faro_cudart_fatbin {
     size_t image_size;
     int nmanaged;                   /* __managed__ variables in it */
     int ended;                      /* __cudaRegisterFatBinaryEnd seen */
-    uint64_t server_module;         /* 0 until shipped (MODULE_LOAD) */
-    uint64_t generation;
+    uint64_t server_module[FARO_CUDART_MAX_SESSIONS];      /* per session; 0 until shipped (MODULE_LOAD) */
+    uint64_t generation[FARO_CUDART_MAX_SESSIONS];
     struct faro_cudart_fatbin *next;
 };
 

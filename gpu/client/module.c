@@ -20,19 +20,21 @@
 static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t module_generation = 1; /* bumped by cudaDeviceReset */
 
-/* The image's module on the server (module_lock held). */
-static cudaError_t ensure_module(faro_cudart_fatbin_t *fb)
+/* The image's module on device dev's server (module_lock held). */
+static cudaError_t ensure_module(faro_cudart_fatbin_t *fb, int dev)
 {
+    int si = faro_cudart_session_index(dev);
     if (fb->nmanaged > 0) {
         static int once;
         return faro_cudart_unsupported("__managed__ memory (__cudaRegisterManagedVar)", &once);
     }
-    if (fb->server_module && fb->generation == module_generation)
+    if (fb->server_module[si] && fb->generation[si] == module_generation)
         return cudaSuccess;
     if (!fb->image || fb->image_size == 0)
         return cudaErrorInvalidKernelImage;
     size_t chunk = faro_cudart_chunk();
-    cudaError_t err = faro_cudart_begin();
+    faro_cudart_sess_t *sess;
+    cudaError_t err = faro_cudart_begin_on(dev, &sess);
     if (err != cudaSuccess)
         return err;
     faro_cudart_reply_t r = {0};
@@ -40,13 +42,13 @@ static cudaError_t ensure_module(faro_cudart_fatbin_t *fb)
         size_t len = fb->image_size - off < chunk ? fb->image_size - off : chunk;
         int last = off + len == fb->image_size;
         uint64_t a[FARO_GPU_ARGS_MAX] = {fb->image_size, off, (uint64_t)(uintptr_t)fb};
-        err = faro_cudart_send_locked(FARO_GPU_OP_MODULE_LOAD, a, NULL, fb->image + off, len,
+        err = faro_cudart_send_locked(sess, FARO_GPU_OP_MODULE_LOAD, a, NULL, fb->image + off, len,
                                       last ? FARO_GPU_F_LAST : 0, last ? &r : NULL);
     }
-    faro_cudart_end();
+    faro_cudart_end(sess);
     if (err == cudaSuccess) {
-        fb->server_module = r.a[0];
-        fb->generation = module_generation;
+        fb->server_module[si] = r.a[0];
+        fb->generation[si] = module_generation;
     }
     return err;
 }
@@ -73,20 +75,23 @@ static cudaError_t cross_check(faro_cudart_kernel_t *k)
     return cudaSuccess;
 }
 
-/* The kernel's handle and layout (module_lock held). */
-static cudaError_t ensure_kernel(faro_cudart_kernel_t *k)
+/* The kernel's handle on device dev's server and its layout (module_lock
+ * held). */
+static cudaError_t ensure_kernel(faro_cudart_kernel_t *k, int dev)
 {
-    cudaError_t err = ensure_module(k->fatbin);
+    int si = faro_cudart_session_index(dev);
+    cudaError_t err = ensure_module(k->fatbin, dev);
     if (err != cudaSuccess)
         return err;
-    if (k->server_kernel && k->generation == module_generation)
+    if (k->server_kernel[si] && k->generation[si] == module_generation)
         return cudaSuccess;
     uint32_t *pairs = malloc(2 * FARO_GPU_PARAMS_MAX * sizeof *pairs);
     if (!pairs)
         return cudaErrorMemoryAllocation;
-    uint64_t a[FARO_GPU_ARGS_MAX] = {k->fatbin->server_module};
+    uint64_t a[FARO_GPU_ARGS_MAX] = {k->fatbin->server_module[si]};
     faro_cudart_reply_t r = {.tail = pairs, .tail_max = FARO_GPU_PARAMS_MAX};
-    err = faro_cudart_call(FARO_GPU_OP_KERNEL_GET, a, NULL, k->name, strlen(k->name), 0, &r);
+    err = faro_cudart_call_on(dev, FARO_GPU_OP_KERNEL_GET, a, NULL, k->name, strlen(k->name), 0,
+                              &r);
     if (err == cudaSuccess) {
         faro_kparam_t *params = calloc(r.ntail ? r.ntail : 1, sizeof *params);
         if (!params) {
@@ -101,11 +106,11 @@ static cudaError_t ensure_kernel(faro_cudart_kernel_t *k)
         k->params = params;
         k->nparams = r.ntail;
         k->param_bytes = (size_t)r.a[2];
-        k->server_kernel = r.a[0];
-        k->generation = module_generation;
+        k->server_kernel[si] = r.a[0];
+        k->generation[si] = module_generation;
         err = cross_check(k);
         if (err != cudaSuccess)
-            k->server_kernel = 0;
+            k->server_kernel[si] = 0;
     }
     free(pairs);
     return err;
@@ -117,9 +122,10 @@ cudaError_t faro_cudart_launch_remote(faro_cudart_kernel_t *k, dim3 grid, dim3 b
     cudaError_t err = faro_cudart_connect();
     if (err != cudaSuccess)
         return err;
+    int dev = faro_cudart_current_device();
     pthread_mutex_lock(&module_lock);
-    err = ensure_kernel(k);
-    uint64_t kernel = k->server_kernel;
+    err = ensure_kernel(k, dev);
+    uint64_t kernel = k->server_kernel[faro_cudart_session_index(dev)];
     size_t bytes = k->param_bytes;
     uint8_t buf[FARO_GPU_PARAM_BYTES_MAX];
     if (err == cudaSuccess && bytes > sizeof buf)
@@ -139,19 +145,22 @@ cudaError_t faro_cudart_var_address(faro_cudart_var_t *v, uint64_t *dptr, size_t
     cudaError_t err = faro_cudart_connect();
     if (err != cudaSuccess)
         return err;
+    int dev = faro_cudart_current_device();
+    int si = faro_cudart_session_index(dev);
     pthread_mutex_lock(&module_lock);
-    err = ensure_module(v->fatbin);
-    if (err == cudaSuccess && !(v->server_ptr && v->generation == module_generation)) {
-        uint64_t a[FARO_GPU_ARGS_MAX] = {v->fatbin->server_module};
+    err = ensure_module(v->fatbin, dev);
+    if (err == cudaSuccess && !(v->server_ptr[si] && v->generation[si] == module_generation)) {
+        uint64_t a[FARO_GPU_ARGS_MAX] = {v->fatbin->server_module[si]};
         faro_cudart_reply_t r = {0};
-        err = faro_cudart_call(FARO_GPU_OP_VAR_GET, a, NULL, v->name, strlen(v->name), 0, &r);
+        err = faro_cudart_call_on(dev, FARO_GPU_OP_VAR_GET, a, NULL, v->name, strlen(v->name), 0,
+                                  &r);
         if (err == cudaSuccess) {
-            v->server_ptr = r.a[0];
-            v->generation = module_generation;
-            faro_cudart_note_device_range(v->server_ptr, v->size);
+            v->server_ptr[si] = r.a[0];
+            v->generation[si] = module_generation;
+            faro_cudart_note_device_range(v->server_ptr[si], v->size, dev);
         }
     }
-    *dptr = v->server_ptr;
+    *dptr = v->server_ptr[si];
     *size = v->size;
     pthread_mutex_unlock(&module_lock);
     return err;
@@ -179,9 +188,10 @@ FARO_CUDART_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *att
     err = faro_cudart_connect();
     if (err != cudaSuccess)
         return faro_cudart_fail(err);
+    int dev = faro_cudart_current_device();
     pthread_mutex_lock(&module_lock);
-    err = ensure_kernel(k);
-    uint64_t kernel = k->server_kernel;
+    err = ensure_kernel(k, dev);
+    uint64_t kernel = k->server_kernel[faro_cudart_session_index(dev)];
     pthread_mutex_unlock(&module_lock);
     int v[16] = {0};
     for (int i = 0; i < 16 && err == cudaSuccess; i++) {

@@ -33,16 +33,23 @@ typedef struct faro_cudart_reply {
     size_t dst_len;
 } faro_cudart_reply_t;
 
+/* The sessions, one per FARO_GPU_SERVERS entry. */
+typedef struct faro_cudart_sess faro_cudart_sess_t;
+
 /* A series of messages that must not be split by another thread's (the
- * chunks of one copy or load): begin makes the session if need be, takes
- * the session lock and selects the thread's device; send_locked sends (and
- * with r waits, as faro_cudart_call); end releases the lock. begin's error
- * leaves the lock free. */
-cudaError_t faro_cudart_begin(void);
-cudaError_t faro_cudart_send_locked(unsigned op, const uint64_t *a, const uint32_t *pairs,
-                                    const void *data, size_t len, unsigned flags,
-                                    faro_cudart_reply_t *r);
-void faro_cudart_end(void);
+ * chunks of one copy or load): begin_on makes the sessions if need be,
+ * takes the lock of device dev's session and selects the device there;
+ * send_locked sends (and with r waits, as faro_cudart_call); end releases
+ * the lock. begin_on's error leaves the lock free. */
+cudaError_t faro_cudart_begin_on(int dev, faro_cudart_sess_t **sess);
+cudaError_t faro_cudart_send_locked(faro_cudart_sess_t *sess, unsigned op, const uint64_t *a,
+                                    const uint32_t *pairs, const void *data, size_t len,
+                                    unsigned flags, faro_cudart_reply_t *r);
+void faro_cudart_end(faro_cudart_sess_t *sess);
+/* faro_cudart_call to device dev rather than the thread's current one. */
+cudaError_t faro_cudart_call_on(int dev, unsigned op, const uint64_t *a, const uint32_t *pairs,
+                                const void *data, size_t len, unsigned flags,
+                                faro_cudart_reply_t *r);
 
 /* Sends op with the fixed fields a (and pairs, data) on the session, made
  * first if need be, on the calling thread's device. With r, waits for the
@@ -52,12 +59,15 @@ void faro_cudart_end(void);
 cudaError_t faro_cudart_call(unsigned op, const uint64_t *a, const uint32_t *pairs,
                              const void *data, size_t len, unsigned flags, faro_cudart_reply_t *r);
 
-/* What HELLO settled: the copy chunk, the devices this client shows, the
- * server's driver version. Valid once faro_cudart_connect succeeded. */
+/* What HELLO settled: the copy chunk (the smallest granted), the devices
+ * this client shows, the (first) server's driver version. Valid once
+ * faro_cudart_connect succeeded. */
 uint32_t faro_cudart_chunk(void);
 int faro_cudart_device_count(void);
-/* The server's number for this client's device dev. */
+/* The server's number for this client's device dev, and the index
+ * (< FARO_CUDART_MAX_SESSIONS) of the session that serves it. */
 int faro_cudart_remote_device(int dev);
+int faro_cudart_session_index(int dev);
 uint32_t faro_cudart_driver_version(void);
 /* The calling thread's current device (cudaSetDevice is per thread). */
 int faro_cudart_current_device(void);
@@ -76,9 +86,10 @@ cudaError_t faro_cudart_launch_remote(faro_cudart_kernel_t *k, dim3 grid, dim3 b
  * cudaDeviceReset's part (every server handle is forgotten). */
 cudaError_t faro_cudart_var_address(faro_cudart_var_t *v, uint64_t *dptr, size_t *size);
 void faro_cudart_forget_modules(void);
-/* runtime.c: device memory ranges (allocations, variables) that
- * cudaMemcpyDefault takes for device memory; cudaDeviceReset forgets them. */
-void faro_cudart_note_device_range(uint64_t base, uint64_t size);
+/* runtime.c: device memory ranges (allocations, variables) and their
+ * device, which cudaMemcpyDefault takes for device memory and which route
+ * copies, memsets and frees; cudaDeviceReset forgets them. */
+void faro_cudart_note_device_range(uint64_t base, uint64_t size, int dev);
 void faro_cudart_forget_allocations(void);
 /* props.c: sets the cudaDeviceProp field(s) that attribute attr gives. */
 void faro_cudart_prop_set(struct cudaDeviceProp *prop, int attr, int value);

@@ -27,13 +27,14 @@
 
 typedef struct alloc_range {
     uint64_t base, size;
+    int dev;
 } alloc_range_t;
 
 static pthread_mutex_t alloc_lock = PTHREAD_MUTEX_INITIALIZER;
 static alloc_range_t *allocs;
 static size_t nallocs, allocs_cap;
 
-void faro_cudart_note_device_range(uint64_t base, uint64_t size)
+void faro_cudart_note_device_range(uint64_t base, uint64_t size, int dev)
 {
     pthread_mutex_lock(&alloc_lock);
     if (nallocs == allocs_cap) {
@@ -46,15 +47,15 @@ void faro_cudart_note_device_range(uint64_t base, uint64_t size)
         allocs = n;
         allocs_cap = cap;
     }
-    allocs[nallocs++] = (alloc_range_t){base, size};
+    allocs[nallocs++] = (alloc_range_t){base, size, dev};
     pthread_mutex_unlock(&alloc_lock);
 }
 
-static void alloc_remove(uint64_t base)
+static void alloc_remove(uint64_t base, int dev)
 {
     pthread_mutex_lock(&alloc_lock);
     for (size_t i = 0; i < nallocs; i++) {
-        if (allocs[i].base == base) {
+        if (allocs[i].base == base && allocs[i].dev == dev) {
             allocs[i] = allocs[--nallocs];
             break;
         }
@@ -62,15 +63,32 @@ static void alloc_remove(uint64_t base)
     pthread_mutex_unlock(&alloc_lock);
 }
 
-static int is_device(const void *p)
+/* The device whose memory p is in, or -1 (host memory, or unknown). Several
+ * servers may hand out the same addresses: the current device's memory is
+ * looked at first, so a pointer used while its device is current is
+ * taken for that device's (docs/gpu.md). */
+static int device_of(const void *p)
 {
     uint64_t a = (uint64_t)(uintptr_t)p;
-    int found = 0;
+    int cur = faro_cudart_current_device(), dev = -1;
     pthread_mutex_lock(&alloc_lock);
-    for (size_t i = 0; i < nallocs && !found; i++)
-        found = a >= allocs[i].base && a - allocs[i].base < allocs[i].size;
+    for (size_t i = 0; i < nallocs && dev != cur; i++)
+        if (a >= allocs[i].base && a - allocs[i].base < allocs[i].size)
+            dev = allocs[i].dev;
     pthread_mutex_unlock(&alloc_lock);
-    return found;
+    return dev;
+}
+
+static int is_device(const void *p)
+{
+    return device_of(p) >= 0;
+}
+
+/* The device a call on device memory p goes to: p's, else the current one. */
+static int route(const void *p)
+{
+    int dev = device_of(p);
+    return dev >= 0 ? dev : faro_cudart_current_device();
 }
 
 void faro_cudart_forget_allocations(void)
@@ -211,7 +229,7 @@ FARO_CUDART_API cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAt
     uint64_t a[FARO_GPU_ARGS_MAX] = {(uint64_t)(int64_t)attr,
                                      (uint64_t)(int64_t)faro_cudart_remote_device(device)};
     faro_cudart_reply_t r = {0};
-    err = faro_cudart_call(FARO_GPU_OP_GET_DEVICE_ATTR, a, NULL, NULL, 0, 0, &r);
+    err = faro_cudart_call_on(device, FARO_GPU_OP_GET_DEVICE_ATTR, a, NULL, NULL, 0, 0, &r);
     if (err == cudaSuccess)
         *value = (int32_t)r.a[0];
     return faro_cudart_fail(err);
@@ -231,7 +249,7 @@ FARO_CUDART_API cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop,
         return faro_cudart_fail(cudaErrorMemoryAllocation);
     faro_cudart_reply_t r = {.tail = pairs, .tail_max = FARO_GPU_ATTRS_MAX, .data = data,
                              .data_max = sizeof data};
-    err = faro_cudart_call(FARO_GPU_OP_GET_DEVICE_PROPS, a, NULL, NULL, 0, 0, &r);
+    err = faro_cudart_call_on(device, FARO_GPU_OP_GET_DEVICE_PROPS, a, NULL, NULL, 0, 0, &r);
     if (err == cudaSuccess) {
         memset(prop, 0, sizeof *prop);
         prop->totalGlobalMem = (size_t)r.a[0];
@@ -264,7 +282,7 @@ FARO_CUDART_API cudaError_t cudaMalloc(void **ptr, size_t size)
     cudaError_t err = faro_cudart_call(FARO_GPU_OP_MALLOC, a, NULL, NULL, 0, 0, &r);
     if (err == cudaSuccess) {
         *ptr = (void *)(uintptr_t)r.a[0];
-        faro_cudart_note_device_range(r.a[0], size);
+        faro_cudart_note_device_range(r.a[0], size, faro_cudart_current_device());
     }
     return faro_cudart_fail(err);
 }
@@ -276,9 +294,10 @@ FARO_CUDART_API cudaError_t cudaFree(void *ptr)
         return faro_cudart_fail(faro_cudart_connect()); /* CUDA: initializes, frees nothing */
     uint64_t a[FARO_GPU_ARGS_MAX] = {handle(ptr)};
     faro_cudart_reply_t r = {0};
-    cudaError_t err = faro_cudart_call(FARO_GPU_OP_FREE, a, NULL, NULL, 0, 0, &r);
+    int dev = route(ptr);
+    cudaError_t err = faro_cudart_call_on(dev, FARO_GPU_OP_FREE, a, NULL, NULL, 0, 0, &r);
     if (err == cudaSuccess)
-        alloc_remove(handle(ptr));
+        alloc_remove(handle(ptr), dev);
     return faro_cudart_fail(err);
 }
 
@@ -329,10 +348,12 @@ FARO_CUDART_API cudaError_t cudaFreeHost(void *ptr)
 
 /* ---- copies and memset ---------------------------------------------------- */
 
-static cudaError_t copy_h2d(uint64_t dst, const void *src, size_t n, cudaStream_t stream, int sync)
+static cudaError_t copy_h2d(int dev, uint64_t dst, const void *src, size_t n, cudaStream_t stream,
+                            int sync)
 {
     size_t chunk = faro_cudart_chunk();
-    cudaError_t err = faro_cudart_begin();
+    faro_cudart_sess_t *sess;
+    cudaError_t err = faro_cudart_begin_on(dev, &sess);
     if (err != cudaSuccess)
         return err;
     for (size_t off = 0; off < n && err == cudaSuccess; off += chunk) {
@@ -340,18 +361,19 @@ static cudaError_t copy_h2d(uint64_t dst, const void *src, size_t n, cudaStream_
         int last = off + len == n;
         uint64_t a[FARO_GPU_ARGS_MAX] = {dst + off, handle(stream)};
         faro_cudart_reply_t r = {0};
-        err = faro_cudart_send_locked(FARO_GPU_OP_MEMCPY_H2D, a, NULL, (const uint8_t *)src + off,
-                                      len, last ? FARO_GPU_F_LAST : 0, last && sync ? &r : NULL);
+        err = faro_cudart_send_locked(sess, FARO_GPU_OP_MEMCPY_H2D, a, NULL,
+                                      (const uint8_t *)src + off, len, last ? FARO_GPU_F_LAST : 0,
+                                      last && sync ? &r : NULL);
     }
-    faro_cudart_end();
+    faro_cudart_end(sess);
     return err;
 }
 
-static cudaError_t copy_d2h(void *dst, uint64_t src, size_t n, cudaStream_t stream)
+static cudaError_t copy_d2h(int dev, void *dst, uint64_t src, size_t n, cudaStream_t stream)
 {
     uint64_t a[FARO_GPU_ARGS_MAX] = {src, n, handle(stream)};
     faro_cudart_reply_t r = {.dst = dst, .dst_len = n};
-    return faro_cudart_call(FARO_GPU_OP_MEMCPY_D2H, a, NULL, NULL, 0, 0, &r);
+    return faro_cudart_call_on(dev, FARO_GPU_OP_MEMCPY_D2H, a, NULL, NULL, 0, 0, &r);
 }
 
 static cudaError_t copy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
@@ -368,21 +390,30 @@ static cudaError_t copy(void *dst, const void *src, size_t n, enum cudaMemcpyKin
                  : (s ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
     }
     stream = faro_cudart_stream(stream);
-    cudaError_t err;
-    switch (kind) {
-    case cudaMemcpyHostToHost:
+    if (kind == cudaMemcpyHostToHost) {
         memmove(dst, src, n);
         return sync ? faro_cudart_sync_error() : cudaSuccess;
+    }
+    cudaError_t err = faro_cudart_connect(); /* the device list, for routing */
+    if (err != cudaSuccess)
+        return faro_cudart_fail(err);
+    switch (kind) {
     case cudaMemcpyHostToDevice:
-        err = copy_h2d(handle(dst), src, n, stream, sync);
+        err = copy_h2d(route(dst), handle(dst), src, n, stream, sync);
         break;
     case cudaMemcpyDeviceToHost:
-        err = copy_d2h(dst, handle(src), n, stream);
+        err = copy_d2h(route(src), dst, handle(src), n, stream);
         break;
     case cudaMemcpyDeviceToDevice: {
+        int d = route(dst), s = route(src);
+        if (faro_cudart_session_index(d) != faro_cudart_session_index(s)) {
+            static int once;
+            return faro_cudart_unsupported("cudaMemcpy between devices of different servers",
+                                           &once);
+        }
         uint64_t a[FARO_GPU_ARGS_MAX] = {handle(dst), handle(src), n, handle(stream)};
         faro_cudart_reply_t r = {0};
-        err = faro_cudart_call(FARO_GPU_OP_MEMCPY_D2D, a, NULL, NULL, 0, 0, sync ? &r : NULL);
+        err = faro_cudart_call_on(d, FARO_GPU_OP_MEMCPY_D2D, a, NULL, NULL, 0, 0, sync ? &r : NULL);
         break;
     }
     default:
@@ -423,7 +454,8 @@ static cudaError_t memset_device(void *dst, int value, size_t n, cudaStream_t st
         return faro_cudart_fail(cudaErrorInvalidValue);
     uint64_t a[FARO_GPU_ARGS_MAX] = {handle(dst), n, handle(faro_cudart_stream(stream)),
                                      (uint32_t)(value & 0xff)};
-    return faro_cudart_fail(faro_cudart_call(FARO_GPU_OP_MEMSET, a, NULL, NULL, 0, 0, NULL));
+    return faro_cudart_fail(faro_cudart_call_on(route(dst), FARO_GPU_OP_MEMSET, a, NULL, NULL, 0, 0,
+                                                NULL));
 }
 
 FARO_CUDART_API cudaError_t cudaMemset(void *dst, int value, size_t n)

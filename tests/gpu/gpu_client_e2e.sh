@@ -4,7 +4,8 @@
 # Faro's libcudart.so.13 against faro-gpud --backend host on loopback, whose
 # kernels come from tests/gpu/gpu_client_host_kernels.c; the program checks
 # its results. Built plain, with --default-stream per-thread and with -rdc=true;
-# and a program whose threads share the device (gpu_client_threads.cu). Then a program whose server is killed while it runs
+# a program whose threads share the device (gpu_client_threads.cu); and one
+# that uses two servers as two devices (gpu_client_multi.cu). Then a program whose server is killed while it runs
 # (gpu_client_lost.cu): CUDA errors at once, one message, no hang. Run from the top build directory; exits 77 without nvcc.
 srcdir=${srcdir:-.}
 nvcc=${NVCC:-nvcc}
@@ -32,25 +33,43 @@ build gpu_client_vectoradd_ptsz gpu_client_vectoradd "--default-stream per-threa
 build gpu_client_vectoradd_rdc gpu_client_vectoradd -rdc=true
 build gpu_client_lost gpu_client_lost
 build gpu_client_threads gpu_client_threads
+build gpu_client_multi gpu_client_multi
 unset FARO_GPU_KEY FARO_TCP_IF FARO_TCP_PORT
 printf 'gpu-client-e2e-key' >"$dir/key"
 chmod 600 "$dir/key"
 failures=0
 
-gpud_start "$dir" --backend host --host-kernels "$hostk" --key-file "$dir/key"
+# Each server gets a directory of its own: gpud_start reads DIR/out for the
+# port, which must not hold an earlier server's.
+mkdir "$dir/s1" "$dir/s2" "$dir/s3" "$dir/s4"
+gpud_start "$dir/s1" --backend host --host-kernels "$hostk" --key-file "$dir/key"
 for prog in gpu_client_vectoradd gpu_client_vectoradd_ptsz gpu_client_vectoradd_rdc \
         gpu_client_threads; do
     if ! FARO_GPU_SERVERS=$addr FARO_GPU_KEY_FILE=$dir/key LD_BIND_NOW=1 \
             LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 120 "$out/$prog"; then
         echo "FAIL: $prog against faro-gpud (host backend) failed; server log:" >&2
-        sed 's/^/    /' "$dir/err" >&2
+        sed 's/^/    /' "$dir/s1/err" >&2
         failures=$((failures + 1))
     fi
 done
 gpud_stop
 
+# Two servers, one device list.
+gpud_start "$dir/s2" --backend host --host-kernels "$hostk" --key-file "$dir/key"
+srv1=$srv addr1=$addr
+gpud_start "$dir/s3" --backend host --host-kernels "$hostk" --key-file "$dir/key"
+if ! FARO_GPU_SERVERS=$addr1,$addr FARO_GPU_KEY_FILE=$dir/key LD_BIND_NOW=1 \
+        LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" timeout 120 "$out/gpu_client_multi"; then
+    echo "FAIL: gpu_client_multi against two faro-gpud failed; their logs:" >&2
+    sed 's/^/    /' "$dir/s2/err" "$dir/s3/err" >&2
+    failures=$((failures + 1))
+fi
+gpud_stop
+srv=$srv1
+gpud_stop
+
 # The server killed under a running program: errors at once, one message.
-gpud_start "$dir" --backend host --key-file "$dir/key"
+gpud_start "$dir/s4" --backend host --key-file "$dir/key"
 mkfifo "$dir/in"
 FARO_GPU_SERVERS=$addr FARO_GPU_KEY_FILE=$dir/key LD_BIND_NOW=1 \
     LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
