@@ -88,9 +88,9 @@ cudaError_t faro_cudart_var_address(faro_cudart_var_t *v, uint64_t *dptr, size_t
 void faro_cudart_forget_modules(void);
 /* runtime.c: device memory ranges (allocations, variables) and their
  * device, which cudaMemcpyDefault takes for device memory and which route
- * copies, memsets and frees; cudaDeviceReset forgets them. */
+ * copies, memsets and frees; cudaDeviceReset forgets the current device's. */
 void faro_cudart_note_device_range(uint64_t base, uint64_t size, int dev);
-void faro_cudart_forget_allocations(void);
+void faro_cudart_forget_allocations(int dev);
 /* props.c: sets the cudaDeviceProp field(s) that attribute attr gives. */
 void faro_cudart_prop_set(struct cudaDeviceProp *prop, int attr, int value);
 

@@ -91,10 +91,15 @@ static int route(const void *p)
     return dev >= 0 ? dev : faro_cudart_current_device();
 }
 
-void faro_cudart_forget_allocations(void)
+void faro_cudart_forget_allocations(int dev)
 {
     pthread_mutex_lock(&alloc_lock);
-    nallocs = 0;
+    for (size_t i = 0; i < nallocs;) {
+        if (allocs[i].dev == dev)
+            allocs[i] = allocs[--nallocs];
+        else
+            i++;
+    }
     pthread_mutex_unlock(&alloc_lock);
 }
 
@@ -212,7 +217,7 @@ FARO_CUDART_API cudaError_t cudaDeviceReset(void)
     faro_cudart_reply_t r = {0};
     cudaError_t err = faro_cudart_call(FARO_GPU_OP_DEVICE_RESET, NULL, NULL, NULL, 0, 0, &r);
     if (err == cudaSuccess) {
-        faro_cudart_forget_allocations();
+        faro_cudart_forget_allocations(faro_cudart_current_device());
         faro_cudart_forget_modules();
         faro_cudart_errors_reset();
     }
