@@ -2,7 +2,7 @@
  * faro-gpud: the GPU offload server (docs/gpu.md).
  *
  *   faro-gpud [--listen ADDR:PORT] [--key-file FILE] [--backend cuda|host]
- *             [--gpus LIST] [--host-kernels FILE.so]
+ *             [--gpus LIST] [--send-timeout S] [--host-kernels FILE.so]
  *
  * It listens on the tcp transport (loopback, port 7370, unless told
  * otherwise), takes only clients that present its key (the transport checks
@@ -34,7 +34,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "Usage: faro-gpud [--listen ADDR:PORT] [--key-file FILE] [--backend cuda|host]\n"
-            "                 [--gpus LIST] [--host-kernels FILE.so]\n"
+            "                 [--gpus LIST] [--send-timeout S] [--host-kernels FILE.so]\n"
             "Serve this machine's GPUs to Faro GPU clients (FARO_GPU_SERVERS).\n\n"
             "  --listen ADDR:PORT  where to listen: ADDR an address or interface name of\n"
             "                      this host, PORT 0 for any free one (default 127.0.0.1:%u)\n"
@@ -44,6 +44,8 @@ static void usage(FILE *f)
             "                      (a stand-in for tests: memory in this process, kernels\n"
             "                      from --host-kernels)\n"
             "  --gpus LIST         devices to serve, e.g. 0,2 (default: all)\n"
+            "  --send-timeout S    drop a client that takes none of a reply for S seconds\n"
+            "                      (default 60), so that it cannot hold the others up\n"
             "  --host-kernels SO   host backend only, for tests: a shared object exporting\n"
             "                      faro_gpu_host_kernels (gpu/server/host_kernels.h)\n",
             FARO_GPU_DEFAULT_PORT);
@@ -101,6 +103,7 @@ static int parse_gpus(const char *list, int *gpus, int max)
 int main(int argc, char **argv)
 {
     const char *listen = NULL, *key_file = NULL, *backend = "cuda";
+    double send_timeout = 60;
     struct faro_gpu_be_opts opts = { 0 };
     int gpus[64];
     char err[1024], where[256] = "";
@@ -132,6 +135,14 @@ int main(int argc, char **argv)
                 return 2;
             }
             opts.gpus = gpus;
+        } else if (!strcmp(a, "--send-timeout")) {
+            char *end;
+            send_timeout = strtod(v, &end);
+            if (*end || !(send_timeout >= 0.1 && send_timeout <= 86400)) {
+                fprintf(stderr, "faro-gpud: --send-timeout %s: expected seconds, 0.1 to "
+                        "86400\n", v);
+                return 2;
+            }
         } else if (!strcmp(a, "--host-kernels")) {
             opts.host_kernels = v;
         } else {
@@ -173,6 +184,7 @@ int main(int argc, char **argv)
         return 1;
     }
     memset(key, 0, sizeof key);
+    faro_gpu_chan_set_send_timeout(srv.ch, send_timeout);
     signal(SIGPIPE, SIG_IGN);
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);

@@ -19,13 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/log.h"
 #include "base/tunables.h"
 #include "transport.h"
 
-#define CHAN_DRAIN_MS 2000 /* a drop waits this long at most for queued sends */
+#define CHAN_DRAIN_MS 500       /* a drop waits this long at most for queued sends */
+#define CHAN_SEND_TIMEOUT_S 60  /* default: a send not done by then drops its peer */
 
 struct faro_gpu_peer {
     faro_gpu_chan_t *ch;
@@ -33,13 +35,14 @@ struct faro_gpu_peer {
     void *ctx;              /* the owner's */
     uint64_t id;            /* what the client presented (its pid) */
     unsigned num;           /* this channel's count of peers, for names */
-    int dropped;            /* the owner dropped it; freed when its loss comes */
+    int dropped;            /* dropped; freed when the transport reports its loss */
+    int send_state;         /* the send under way: 0 waiting, 1 done, -1 failed */
     uint8_t *placed;        /* the buffer place() gave for the message arriving now */
     size_t placed_len;
     struct faro_gpu_peer *next;
 };
 
-enum ev_type { EV_MSG, EV_LOST };
+enum ev_type { EV_MSG, EV_LOST, EV_STALLED };
 
 struct ev {
     struct ev *next;
@@ -66,6 +69,7 @@ struct faro_gpu_chan {
     faro_gpu_peer_t *peers;
     unsigned npeers;
     int dispatching;
+    double send_timeout;    /* seconds */
 };
 
 static void ev_push(faro_gpu_chan_t *ch, struct ev *e)
@@ -210,6 +214,7 @@ static int chan_open(faro_gpu_chan_t **out, const struct faro_gpu_chan_cb *cb, v
         return -1;
     }
     ch->tail = &ch->head;
+    ch->send_timeout = CHAN_SEND_TIMEOUT_S;
     ch->cb = cb;
     ch->owner = owner;
     ch->env = (faro_tp_env_t){ .rank = 0, .size = 1, .node_of = ch->node_of, .local_rank = 0,
@@ -336,7 +341,9 @@ static int chan_dispatch(faro_gpu_chan_t *ch)
             ch->tail = &ch->head;
         faro_gpu_peer_t *p = e->peer;
         n++;
-        if (p->dropped) {
+        if (e->type == EV_STALLED) {
+            ch->cb->lost(ch->owner, p->ctx, 0, e->why); /* p stays, dropped, until its loss */
+        } else if (p->dropped) {
             if (e->type == EV_LOST)
                 peer_free(ch, p);
         } else if (e->type == EV_LOST) {
@@ -388,29 +395,69 @@ static void send_done(void *arg, int status)
     *(int *)arg = status < 0 ? -1 : 1;
 }
 
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A peer that takes none of our bytes for send_timeout (not reading, or
+ * gone without a word across a network) would hold every other peer up:
+ * drop it, and tell the owner at the next dispatch. Its queued bytes stay
+ * with the transport until the connection fails or the channel closes. */
+static void peer_stalled(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer)
+{
+    struct ev *e = calloc(1, sizeof *e);
+    /* AGAIN (bytes still queued) leaves the endpoint to the transport until
+     * the connection fails; either way the peer stays, dropped, until its
+     * loss or the channel's close, so no callback can find it freed */
+    (void)ch->ops->disconnect(ch->tp, peer->ep);
+    peer->dropped = 1;
+    peer_free_events(ch, peer);
+    if (!e)
+        return;
+    e->type = EV_STALLED;
+    e->peer = peer;
+    snprintf(e->why, sizeof e->why, "took none of the data sent to it for %.0f s: "
+             "connection dropped", ch->send_timeout);
+    ev_push(ch, e);
+}
+
+void faro_gpu_chan_set_send_timeout(faro_gpu_chan_t *ch, double seconds)
+{
+    ch->send_timeout = seconds;
+}
+
 /* Post a message and wait until its bytes left the caller's buffers. */
 static int chan_isend_wait(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer, const void *hdr,
                            size_t hdrlen, const struct iovec *iov, int n)
 {
-    int state = 0;
     if (peer->dropped || hdrlen > FARO_TP_MAX_HDR)
         return -1;
+    /* done writes into the peer, which outlives any send it was given */
+    peer->send_state = 0;
     int rc = ch->ops->isend(ch->tp, peer->ep, FARO_GPU_TP_KIND, hdr, hdrlen, iov, n,
-                            send_done, &state);
+                            send_done, &peer->send_state);
     if (rc == FARO_TP_DONE)
         return 0;
     if (rc != FARO_TP_OK)
         return -1;
-    while (!state) {
-        /* done always comes (a lost peer's sends fail before its loss), and
-         * it writes to `state`: wait for it even if progress complains. */
+    double end = mono_s() + ch->send_timeout;
+    while (!peer->send_state) {
         int fd, got = ch->ops->progress(ch->tp);
-        if (got <= 0 && !state && ch->ops->wait_fd(ch->tp, &fd) == FARO_TP_OK) {
+        if (peer->send_state)
+            break;
+        if (mono_s() > end) {
+            peer_stalled(ch, peer);
+            return -1;
+        }
+        if (got <= 0 && ch->ops->wait_fd(ch->tp, &fd) == FARO_TP_OK) {
             struct pollfd pf = { .fd = fd, .events = POLLIN };
             (void)poll(&pf, 1, 100);
         }
     }
-    return state > 0 ? 0 : -1;
+    return peer->send_state > 0 ? 0 : -1;
 }
 
 int faro_gpu_chan_send(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer, const struct faro_gpu_hdr *h,
@@ -440,6 +487,8 @@ int faro_gpu_chan_send_raw(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer, const voi
 void faro_gpu_chan_drop(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer)
 {
     int rc = FARO_TP_AGAIN;
+    if (peer->dropped)
+        return; /* stalled: already closed, and its loss is on the way */
     for (int waited = 0; waited < CHAN_DRAIN_MS; waited += 10) {
         if ((rc = ch->ops->disconnect(ch->tp, peer->ep)) != FARO_TP_AGAIN)
             break;

@@ -23,7 +23,9 @@
  * Sending: faro_gpu_chan_send returns once the bytes left the caller's
  * buffers (copied by the transport or written to the socket); it makes
  * progress while it waits, so it never deadlocks against a peer that sends
- * at the same time.
+ * at the same time. A peer that takes none of a message for the send
+ * timeout (60 s unless set) is dropped: the send fails and `lost` follows
+ * at the next poll, so one stuck client cannot hold up the others.
  */
 #ifndef FARO_GPU_CHANNEL_H
 #define FARO_GPU_CHANNEL_H
@@ -72,6 +74,9 @@ int faro_gpu_chan_connect(const char *hostport, const uint8_t *key, size_t keyle
  * when the peer is lost (its `lost` comes at a poll) or was dropped. */
 int faro_gpu_chan_send(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer, const struct faro_gpu_hdr *h,
                        const uint8_t *args, size_t args_len, const void *data, size_t len);
+
+/* How long a send may wait for its peer to take the bytes (seconds). */
+void faro_gpu_chan_set_send_timeout(faro_gpu_chan_t *ch, double seconds);
 
 /* For tests of the server's defences only: send hdr and payload as they are
  * (a header of any length up to the transport's limit, no encoding). */

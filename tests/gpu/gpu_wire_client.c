@@ -12,10 +12,19 @@
  *   busy      the same without that last check (other sessions at work)
  *   refused   expects the connection to be refused (a wrong key): exit 0 when
  *             it is lost without any reply
- *   garbage   HELLO, then malformed messages; expects the server to drop the
- *             session (exit 0 when the connection is lost)
+ *   garbageK  HELLO, then a malformed message (K: 0 random bytes, 1 a short
+ *             header, 2 LAUNCH with its fields cut; 3: MALLOC with no HELLO
+ *             first); expects the server to drop the session (exit 0 when
+ *             the connection is lost)
+ *   version   HELLO with protocol major 2: expects status 35
+ *             (cudaErrorInsufficientDriver) naming the server's version, then
+ *             the connection dropped
  *   hold      HELLO, MALLOC 64 MiB, then sends one-way H2D chunks forever
  *             (prints "copying" once started): the test kills it mid-copy
+ *   stall     HELLO, MALLOC 64 MiB, asks for all of it back and never reads
+ *             (prints "stalling"): the server must drop it, not wait forever
+ *   bw MiB    copies MiB both ways (chunk: FARO_GPU_CHUNK bytes, default 1m) and
+ *             prints the rates: a measure of the wire path, not a test
  *   kernel F  loads fatbin F (tests/gpu/cuda/gpucore_kernels.cu) in chunks,
  *             checks the kernels' parameter layouts, launches them (host
  *             kernels from tests/gpu/gpucore_host_kernels.c) and checks the
@@ -28,10 +37,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gpu/wire/channel.h"
 
-#define CHUNK (64u * 1024)
+#define CHUNK chunk
+static uint32_t chunk = 64u * 1024; /* bw: FARO_GPU_CHUNK */
 #define WAIT_S 20
 
 static faro_gpu_chan_t *ch;
@@ -107,10 +118,11 @@ static void wait_reply(const char *what)
         faro_gpu_chan_poll(ch, 100);
     if (want.bad)
         fail("%s: a reply that does not match the request", what);
+    if (want.done)
+        return; /* even when the loss came in the same poll (version) */
     if (lost)
         fail("%s: connection lost", what);
-    if (!want.done)
-        fail("%s: no reply within 20 s", what);
+    fail("%s: no reply within 20 s", what);
 }
 
 /* One request; flags F_REPLY unless one-way. Returns the reply's status. */
@@ -136,7 +148,7 @@ static void hello(void)
     if (call(FARO_GPU_OP_HELLO, FARO_GPU_F_REPLY, a, "gpu_wire_client", 15))
         fail("HELLO refused with status %s", "!= 0");
     if (want.a[3] != CHUNK)
-        fail("HELLO: the server granted another chunk size than %s", "64k");
+        fail("HELLO: the server granted another chunk size than %s", "asked");
 }
 
 static void h2d(uint64_t dst, const uint8_t *src, uint64_t size)
@@ -174,7 +186,7 @@ static void fill(uint8_t *p, size_t n, unsigned seed)
 
 static int basic(int alone)
 {
-    static const uint64_t sizes[] = { 1, 4095, CHUNK - 1, CHUNK, CHUNK + 1, 5 * CHUNK + 17,
+    const uint64_t sizes[] = { 1, 4095, CHUNK - 1, CHUNK, CHUNK + 1, 5 * CHUNK + 17,
                                       1u << 20 };
     uint64_t a[FARO_GPU_ARGS_MAX] = { 0 };
     char what[64];
@@ -429,18 +441,78 @@ static int garbage(int kind)
 {
     uint8_t junk[256];
     unsigned s = 12345;
-    hello();
+    if (kind != 3)
+        hello();
     for (size_t i = 0; i < sizeof junk; i++)
         junk[i] = (uint8_t)((s = s * 1103515245u + 12345u) >> 16);
     if (kind == 0) { /* random bytes as header and payload */
         faro_gpu_chan_send_raw(ch, peer, junk, 24, junk + 24, 200);
     } else if (kind == 1) { /* a header of the wrong length */
         faro_gpu_chan_send_raw(ch, peer, junk, 13, NULL, 0);
-    } else { /* LAUNCH with its fields cut short */
+    } else if (kind == 2) { /* LAUNCH with its fields cut short */
         struct faro_gpu_hdr h = { .op = FARO_GPU_OP_LAUNCH, .seq = 2 };
         faro_gpu_chan_send(ch, peer, &h, junk, 20, NULL, 0);
+    } else { /* a well-formed MALLOC, but before HELLO */
+        struct faro_gpu_hdr h = { .op = FARO_GPU_OP_MALLOC, .flags = FARO_GPU_F_REPLY,
+                                  .seq = 2 };
+        faro_gpu_chan_send(ch, peer, &h, junk, 8, NULL, 0);
     }
     return wait_lost("garbage");
+}
+
+static int version(void)
+{
+    uint64_t a[FARO_GPU_ARGS_MAX] = { 200, 13000, CHUNK, 0 };
+    int st = call(FARO_GPU_OP_HELLO, FARO_GPU_F_REPLY, a, "gpu_wire_client", 15);
+    if (st != FARO_GPU_ERR_INSUFFICIENT_DRIVER || want.a[0] != FARO_GPU_PROTO_VERSION) {
+        printf("gpu_wire_client: FAIL: version: HELLO with protocol 200 got status %d and "
+               "server version %llu (expected 35 and %d)\n", st,
+               (unsigned long long)want.a[0], FARO_GPU_PROTO_VERSION);
+        return 1;
+    }
+    return wait_lost("version");
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int bw(uint64_t mib)
+{
+    uint64_t size = mib << 20, a[FARO_GPU_ARGS_MAX] = { size };
+    uint8_t *buf = malloc(size);
+    hello();
+    if (!buf || call(FARO_GPU_OP_MALLOC, FARO_GPU_F_REPLY, a, NULL, 0))
+        fail("MALLOC of %s failed", "the buffer");
+    uint64_t d = want.a[0];
+    fill(buf, size, 1);
+    h2d(d, buf, size); /* warm-up: first touch of the server's pages */
+    double t0 = now_s();
+    h2d(d, buf, size);
+    double t1 = now_s();
+    d2h(buf, d, size);
+    double t2 = now_s();
+    printf("gpu_wire_client: bw: %llu MiB in %u-byte chunks: H2D %.0f MB/s, D2H %.0f MB/s\n",
+           (unsigned long long)mib, chunk, size / (t1 - t0) / 1e6, size / (t2 - t1) / 1e6);
+    call(FARO_GPU_OP_BYE, 0, a, NULL, 0);
+    return 0;
+}
+
+_Noreturn static void stall(void)
+{
+    uint64_t a[FARO_GPU_ARGS_MAX] = { 64u << 20 };
+    hello();
+    if (call(FARO_GPU_OP_MALLOC, FARO_GPU_F_REPLY, a, NULL, 0))
+        fail("MALLOC of %s failed", "64 MiB");
+    uint64_t r[FARO_GPU_ARGS_MAX] = { want.a[0], 64u << 20, 0 };
+    call(FARO_GPU_OP_MEMCPY_D2H, 0, r, NULL, 0); /* the reply is never read */
+    printf("gpu_wire_client: stalling\n");
+    fflush(stdout);
+    for (;;)
+        pause();
 }
 
 _Noreturn static void hold(void)
@@ -466,9 +538,9 @@ int main(int argc, char **argv)
     size_t keylen;
     char err[512];
 
-    if (argc != 3 && !(argc == 4 && !strcmp(argv[1], "kernel"))) {
+    if (argc != 3 && !(argc == 4 && (!strcmp(argv[1], "kernel") || !strcmp(argv[1], "bw")))) {
         fprintf(stderr, "usage: gpu_wire_client basic|busy|refused|garbage[0-2]|hold|"
-                "kernel FATBIN HOST:PORT\n");
+                "kernel FATBIN|bw MIB HOST:PORT\n");
         return 2;
     }
     if (faro_gpu_key_load(getenv("FARO_GPU_KEY_FILE"), "FARO_GPU_KEY", key, &keylen, err,
@@ -484,8 +556,17 @@ int main(int argc, char **argv)
         return refused();
     if (!strncmp(argv[1], "garbage", 7))
         return garbage(atoi(argv[1] + 7));
+    if (!strcmp(argv[1], "bw")) {
+        const char *c = getenv("FARO_GPU_CHUNK");
+        chunk = c ? (uint32_t)strtoul(c, NULL, 0) : 1u << 20;
+        return bw(strtoull(argv[2], NULL, 10));
+    }
+    if (!strcmp(argv[1], "version"))
+        return version();
     if (!strcmp(argv[1], "kernel"))
         return kernel(argv[2]);
+    if (!strcmp(argv[1], "stall"))
+        stall();
     if (!strcmp(argv[1], "hold"))
         hold();
     fprintf(stderr, "gpu_wire_client: unknown mode %s\n", argv[1]);

@@ -4,8 +4,10 @@
 # library): one session's HELLO, allocations, copies both ways at sizes
 # around the chunk size, memset, D2D and free; three sessions at once; a
 # client with the wrong key is refused and the server still serves; garbage
-# after authentication drops that session only; a client killed mid-copy
-# has its session (64 MiB) freed. Also: a key file others can read is
+# after authentication or a request before HELLO drops that session only,
+# another protocol version is refused clearly; a client killed mid-copy
+# has its session (64 MiB) freed; one that never reads its reply is dropped
+# after the send timeout while the others are served. Also: a key file others can read is
 # refused, and --backend cuda without libcuda.so.1 exits with a clear
 # message. Run from the top of the build tree.
 #   exit 0 pass, 1 fail, 99 hard error
@@ -46,7 +48,7 @@ if ! ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1 '; then
         fail "--backend cuda without libcuda.so.1: exit $rc, output: $out"
 fi
 
-gpud_start "$dir" --backend host --key-file "$dir/key"
+gpud_start "$dir" --backend host --key-file "$dir/key" --send-timeout 2
 export FARO_GPU_KEY_FILE="$dir/key"
 
 alive() { kill -0 "$srv" 2>/dev/null || fail "faro-gpud died ($1)"; }
@@ -61,6 +63,15 @@ wait_closed() { # count, what
         sleep 0.1
     done
     fail "$2: the server did not close the session"
+}
+
+# a background client printed WORD in FILE (within 10 s)
+started() {
+    for i in $(seq 100); do
+        grep -q "$1" "$2" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
 }
 
 run basic "one session"
@@ -88,8 +99,24 @@ out=$(FARO_GPU_KEY_FILE= FARO_GPU_KEY=not-the-key timeout 60 "$client" refused "
 alive "after a wrong key"
 run basic "a session after a wrong key"
 
-# Garbage after authentication: that session is dropped, the server goes on.
-for g in 0 1 2; do
+# A typed host name (resolved by the transport's connect).
+out=$(timeout 60 "$client" basic "localhost:${addr#*:}" 2>&1) || fail "basic through localhost: $out"
+
+# A typed address that is not HOST:PORT: the transport says what it expects.
+out=$(timeout 60 "$client" basic "127.0.0.1:notaport" 2>&1)
+[ $? -eq 1 ] && echo "$out" | grep -q 'cannot use address "127.0.0.1:notaport" (expected HOST:PORT' ||
+    fail "a server address without a port number: $out"
+
+# Another protocol major version: a clear refusal, then the session ends.
+c=$(closed)
+run version "protocol version mismatch"
+wait_closed $((c + 1)) "protocol version mismatch"
+grep -q "speaks GPU protocol 200, this server 100" "$dir/err" ||
+    fail "the server did not log the version mismatch"
+
+# Garbage after authentication (3: a request before HELLO): that session is
+# dropped, the server goes on.
+for g in 0 1 2 3; do
     c=$(closed)
     run garbage$g "garbage $g"
     wait_closed $((c + 1)) "garbage $g"
@@ -102,17 +129,27 @@ grep -q "malformed message" "$dir/err" || fail "no 'malformed message' in the se
 c=$(closed)
 "$client" hold "$addr" >"$dir/hold" 2>&1 &
 hp=$!
-for i in $(seq 100); do
-    grep -q copying "$dir/hold" 2>/dev/null && break
-    sleep 0.1
-done
-grep -q copying "$dir/hold" || fail "the holding client did not start copying: $(cat "$dir/hold")"
+started copying "$dir/hold" || fail "the holding client did not start copying: $(cat "$dir/hold")"
 sleep 0.3
 kill -9 "$hp"
 wait "$hp" 2>/dev/null
 wait_closed $((c + 1)) "client killed mid-copy"
 alive "after a client was killed mid-copy"
 run basic "a session after a client was killed mid-copy"
+
+# A client that asks for data and never reads it is dropped after the send
+# timeout (2 s here) instead of holding every other session up.
+c=$(closed)
+"$client" stall "$addr" >"$dir/stall" 2>&1 &
+sp=$!
+started stalling "$dir/stall" || fail "the stalling client did not start: $(cat "$dir/stall")"
+run basic "a session while another client stalls"
+wait_closed $((c + 1)) "a stalled client"
+grep -q "took none of the data sent to it for 2 s" "$dir/err" ||
+    fail "the stalled client's session was not closed for stalling"
+kill -9 "$sp" 2>/dev/null
+wait "$sp" 2>/dev/null
+alive "after a stalled client"
 
 if [ $failures -ne 0 ]; then
     echo "test-gpud: server log:"
