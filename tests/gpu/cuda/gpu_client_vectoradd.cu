@@ -161,6 +161,17 @@ int main()
     expect("cudaMemGetInfo", cudaMemGetInfo(&fr, &tot), cudaSuccess);
     CHECK("mem info", tot > 0 && fr <= tot);
 
+    // A launch the server refuses (2048 threads in a block): launches are
+    // one-way, so the error comes at the next synchronizing call, once, and
+    // is not sticky.
+    vectorAdd<<<1, 2048>>>(da, db, dc, n);
+    cudaError_t deferred = cudaDeviceSynchronize();
+    CHECK("a refused launch is reported at the next sync", deferred != cudaSuccess);
+    expect("and is then the last error", cudaGetLastError(), deferred);
+    expect("cleared by cudaGetLastError", cudaGetLastError(), cudaSuccess);
+    expect("the sync after is clean", cudaDeviceSynchronize(), cudaSuccess);
+    expect("and the device still works", cudaMemcpy(hc, dc, 4, cudaMemcpyDeviceToHost), cudaSuccess);
+
     // A faulting kernel (out of an allocation): sticky at the next sync.
     vectorAdd<<<blocks, threads>>>(da, db, (float *)0x10, n);
     expect("sync after a faulting kernel", cudaDeviceSynchronize(), cudaErrorIllegalAddress);
