@@ -22,7 +22,8 @@
  *                first call that needs it, and the request/reply primitives
  *   module.c     fatbins, kernels and variables on the server: shipped and
  *                looked up once, layouts cross-checked, launches sent
- *   runtime.c    device, memory, copy and symbol calls
+ *   runtime.c    device and memory calls; which device holds a pointer
+ *   copy.c       copies, memsets, copies to and from symbols
  *   stream.c     streams and events
  *   props.c      cudaDeviceProp from the server's attribute list
  *   unsupported.c  the one-time "not supported" message, and the exports

@@ -82,6 +82,34 @@ cudaStream_t faro_cudart_stream(cudaStream_t stream);
 cudaError_t faro_cudart_launch_remote(faro_cudart_kernel_t *k, dim3 grid, dim3 block,
                                       void **args, size_t shared, cudaStream_t stream);
 
+/* runtime.c: the device whose memory p is in (-1: host memory or unknown;
+ * the current device's memory is looked at first), and the device a call on
+ * p goes to (p's, else the current one). */
+int faro_cudart_device_of(const void *p);
+int faro_cudart_route(const void *p);
+
+/* A call's first step: return the sticky error if there is one. */
+#define FARO_CUDART_CHECK_STICKY()                          \
+    do {                                                    \
+        cudaError_t sticky_ = faro_cudart_check_sticky();   \
+        if (sticky_ != cudaSuccess)                         \
+            return sticky_;                                 \
+    } while (0)
+
+/* A synchronizing call's result: its own error, else a deferred one. */
+static inline cudaError_t faro_cudart_sync_result(cudaError_t err)
+{
+    if (err != cudaSuccess)
+        return faro_cudart_fail(err);
+    return faro_cudart_sync_error();
+}
+
+/* A handle (pointer, stream, event) as the wire carries it. */
+static inline uint64_t faro_cudart_handle(const void *p)
+{
+    return (uint64_t)(uintptr_t)p;
+}
+
 /* module.c: a variable's device address (its image shipped first), and
  * cudaDeviceReset's part (every server handle is forgotten). */
 cudaError_t faro_cudart_var_address(faro_cudart_var_t *v, uint64_t *dptr, size_t *size);

@@ -10,11 +10,6 @@
 
 #include "gpu/client/remote.h"
 
-static uint64_t handle(const void *p)
-{
-    return (uint64_t)(uintptr_t)p;
-}
-
 /* A call that waits for its reply; sync: a synchronizing one (returns a
  * deferred error when its own succeeded). */
 static cudaError_t request(unsigned op, const uint64_t *a, faro_cudart_reply_t *r, int sync)
@@ -71,13 +66,13 @@ FARO_CUDART_API cudaError_t cudaStreamDestroy(cudaStream_t stream)
 {
     if (!faro_cudart_stream(stream))
         return faro_cudart_fail(cudaErrorInvalidResourceHandle);
-    uint64_t a[FARO_GPU_ARGS_MAX] = {handle(stream)};
+    uint64_t a[FARO_GPU_ARGS_MAX] = {faro_cudart_handle(stream)};
     return request(FARO_GPU_OP_STREAM_DESTROY, a, NULL, 0);
 }
 
 static cudaError_t stream_sync(cudaStream_t stream)
 {
-    uint64_t a[FARO_GPU_ARGS_MAX] = {handle(faro_cudart_stream(stream))};
+    uint64_t a[FARO_GPU_ARGS_MAX] = {faro_cudart_handle(faro_cudart_stream(stream))};
     return request(FARO_GPU_OP_STREAM_SYNC, a, NULL, 1);
 }
 
@@ -93,7 +88,7 @@ FARO_CUDART_API cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
 
 static cudaError_t stream_query(cudaStream_t stream)
 {
-    uint64_t a[FARO_GPU_ARGS_MAX] = {handle(faro_cudart_stream(stream))};
+    uint64_t a[FARO_GPU_ARGS_MAX] = {faro_cudart_handle(faro_cudart_stream(stream))};
     return request(FARO_GPU_OP_STREAM_QUERY, a, NULL, 0);
 }
 
@@ -111,7 +106,7 @@ static cudaError_t stream_wait_event(cudaStream_t stream, cudaEvent_t event, uns
 {
     if (!event)
         return faro_cudart_fail(cudaErrorInvalidResourceHandle);
-    uint64_t a[FARO_GPU_ARGS_MAX] = {handle(faro_cudart_stream(stream)), handle(event), flags};
+    uint64_t a[FARO_GPU_ARGS_MAX] = {faro_cudart_handle(faro_cudart_stream(stream)), faro_cudart_handle(event), flags};
     return one_way(FARO_GPU_OP_STREAM_WAIT_EVENT, a);
 }
 
@@ -153,7 +148,7 @@ FARO_CUDART_API cudaError_t cudaEventDestroy(cudaEvent_t event)
 {
     if (!event)
         return faro_cudart_fail(cudaErrorInvalidResourceHandle);
-    uint64_t a[FARO_GPU_ARGS_MAX] = {handle(event)};
+    uint64_t a[FARO_GPU_ARGS_MAX] = {faro_cudart_handle(event)};
     return request(FARO_GPU_OP_EVENT_DESTROY, a, NULL, 0);
 }
 
@@ -161,7 +156,7 @@ static cudaError_t event_record(cudaEvent_t event, cudaStream_t stream)
 {
     if (!event)
         return faro_cudart_fail(cudaErrorInvalidResourceHandle);
-    uint64_t a[FARO_GPU_ARGS_MAX] = {handle(event), handle(faro_cudart_stream(stream))};
+    uint64_t a[FARO_GPU_ARGS_MAX] = {faro_cudart_handle(event), faro_cudart_handle(faro_cudart_stream(stream))};
     return one_way(FARO_GPU_OP_EVENT_RECORD, a);
 }
 
@@ -179,7 +174,7 @@ FARO_CUDART_API cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
     if (!event)
         return faro_cudart_fail(cudaErrorInvalidResourceHandle);
-    uint64_t a[FARO_GPU_ARGS_MAX] = {handle(event)};
+    uint64_t a[FARO_GPU_ARGS_MAX] = {faro_cudart_handle(event)};
     return request(FARO_GPU_OP_EVENT_SYNC, a, NULL, 1);
 }
 
@@ -187,7 +182,7 @@ FARO_CUDART_API cudaError_t cudaEventQuery(cudaEvent_t event)
 {
     if (!event)
         return faro_cudart_fail(cudaErrorInvalidResourceHandle);
-    uint64_t a[FARO_GPU_ARGS_MAX] = {handle(event)};
+    uint64_t a[FARO_GPU_ARGS_MAX] = {faro_cudart_handle(event)};
     return request(FARO_GPU_OP_EVENT_QUERY, a, NULL, 0);
 }
 
@@ -197,7 +192,7 @@ FARO_CUDART_API cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, c
         return faro_cudart_fail(cudaErrorInvalidValue);
     if (!start || !end)
         return faro_cudart_fail(cudaErrorInvalidResourceHandle);
-    uint64_t a[FARO_GPU_ARGS_MAX] = {handle(start), handle(end)};
+    uint64_t a[FARO_GPU_ARGS_MAX] = {faro_cudart_handle(start), faro_cudart_handle(end)};
     faro_cudart_reply_t r = {0};
     cudaError_t err = request(FARO_GPU_OP_EVENT_ELAPSED, a, &r, 0);
     if (err == cudaSuccess) {
