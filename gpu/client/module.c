@@ -20,21 +20,30 @@
 static pthread_mutex_t module_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t module_generation = 1; /* bumped by cudaDeviceReset */
 
+/* Managed memory is not supported: an image with __managed__ variables
+ * fails at its first use, with or without a server. */
+static cudaError_t check_managed(const faro_cudart_fatbin_t *fb)
+{
+    static int once;
+    if (fb && fb->nmanaged > 0)
+        return faro_cudart_unsupported("__managed__ memory (__cudaRegisterManagedVar)", &once);
+    return cudaSuccess;
+}
+
 /* The image's module on device dev's server (module_lock held). */
 static cudaError_t ensure_module(faro_cudart_fatbin_t *fb, int dev)
 {
     int si = faro_cudart_session_index(dev);
-    if (fb->nmanaged > 0) {
-        static int once;
-        return faro_cudart_unsupported("__managed__ memory (__cudaRegisterManagedVar)", &once);
-    }
+    cudaError_t err = check_managed(fb);
+    if (err != cudaSuccess)
+        return err;
     if (fb->server_module[si] && fb->generation[si] == module_generation)
         return cudaSuccess;
     if (!fb->image || fb->image_size == 0)
         return cudaErrorInvalidKernelImage;
     size_t chunk = faro_cudart_chunk();
     faro_cudart_sess_t *sess;
-    cudaError_t err = faro_cudart_begin_on(dev, &sess);
+    err = faro_cudart_begin_on(dev, &sess);
     if (err != cudaSuccess)
         return err;
     faro_cudart_reply_t r = {0};
@@ -119,7 +128,10 @@ static cudaError_t ensure_kernel(faro_cudart_kernel_t *k, int dev)
 cudaError_t faro_cudart_launch_remote(faro_cudart_kernel_t *k, dim3 grid, dim3 block,
                                       void **args, size_t shared, cudaStream_t stream)
 {
-    cudaError_t err = faro_cudart_connect();
+    cudaError_t err = check_managed(k->fatbin);
+    if (err != cudaSuccess)
+        return err;
+    err = faro_cudart_connect();
     if (err != cudaSuccess)
         return err;
     int dev = faro_cudart_current_device();

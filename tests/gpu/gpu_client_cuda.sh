@@ -33,13 +33,13 @@ run() {
 count() { grep -cxF "$2" "$1"; }
 
 run gpu_client_unsupported || fail "gpu_client_unsupported exited with $?"
-for f in cudaGraphLaunch cudaMallocManaged; do
+for f in cudaGraphLaunch cudaMallocManaged "__managed__ memory (__cudaRegisterManagedVar)"; do
     msg="faro-gpu: $f is not supported by Faro's GPU offload (see faro-gpu(7))"
     n=$(count "$out/gpu_client_unsupported.err" "$msg")
     [ "$n" = 1 ] || fail "gpu_client_unsupported: '$msg' printed $n times, expected once"
 done
 n=$(wc -l <"$out/gpu_client_unsupported.err")
-[ "$n" = 2 ] || { fail "gpu_client_unsupported: $n lines on stderr, expected 2:"; cat "$out/gpu_client_unsupported.err" >&2; }
+[ "$n" = 3 ] || { fail "gpu_client_unsupported: $n lines on stderr, expected 3:"; cat "$out/gpu_client_unsupported.err" >&2; }
 
 (unset FARO_GPU_SERVERS; run gpu_client_noserver 100) || fail "gpu_client_noserver (FARO_GPU_SERVERS unset) exited with $?"
 grep -q '^faro-gpu: no GPU server: FARO_GPU_SERVERS is not set' "$out/gpu_client_noserver.err" ||
