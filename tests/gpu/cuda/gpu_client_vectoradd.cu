@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <cuda_profiler_api.h>
 #include <cuda_runtime.h>
 
 #include "gpu_client_expect.h"
@@ -131,14 +132,19 @@ int main()
     expect("copy from the symbol's address", cudaMemcpy(&back, addr, sizeof back, cudaMemcpyDefault), cudaSuccess);
     CHECK("symbol address holds the value", back == 0.5f);
 
-    // Streams, events, async copies.
+    // Streams, events, async copies (as matrixMul-style programs make them).
+    int drv = 0, rt = 0;
+    expect("cudaDriverGetVersion", cudaDriverGetVersion(&drv), cudaSuccess);
+    expect("cudaRuntimeGetVersion", cudaRuntimeGetVersion(&rt), cudaSuccess);
+    CHECK("driver and runtime versions", drv > 0 && rt == 13000);
+    expect("cudaProfilerStart", cudaProfilerStart(), cudaSuccess);
     cudaStream_t s;
     cudaEvent_t e0, e1;
-    expect("cudaStreamCreate", cudaStreamCreate(&s), cudaSuccess);
+    expect("cudaStreamCreateWithFlags", cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
     expect("cudaEventCreate 0", cudaEventCreate(&e0), cudaSuccess);
-    expect("cudaEventCreate 1", cudaEventCreate(&e1), cudaSuccess);
+    expect("cudaEventCreateWithFlags 1", cudaEventCreateWithFlags(&e1, cudaEventDefault), cudaSuccess);
     float *pinned;
-    expect("cudaMallocHost", cudaMallocHost((void **)&pinned, bytes), cudaSuccess);
+    expect("cudaHostAlloc", cudaHostAlloc((void **)&pinned, bytes, cudaHostAllocDefault), cudaSuccess);
     for (int i = 0; i < n; i++)
         pinned[i] = 1.0f;
     expect("cudaEventRecord 0", cudaEventRecord(e0, s), cudaSuccess);
@@ -157,6 +163,7 @@ int main()
     expect("cudaEventDestroy", cudaEventDestroy(e1), cudaSuccess);
     expect("cudaStreamDestroy", cudaStreamDestroy(s), cudaSuccess);
     expect("cudaFreeHost", cudaFreeHost(pinned), cudaSuccess);
+    expect("cudaProfilerStop", cudaProfilerStop(), cudaSuccess);
     size_t fr = 0, tot = 0;
     expect("cudaMemGetInfo", cudaMemGetInfo(&fr, &tot), cudaSuccess);
     CHECK("mem info", tot > 0 && fr <= tot);
