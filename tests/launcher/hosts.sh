@@ -83,7 +83,7 @@ expect_out "PMI_process_mapping: (vector,(0,1,1),(1,1,3))"
 run 0 --dry-run -hosts a -launcher rsh ./prog
 expect_out "host a: ranks 0; proxy started by: rsh a $(pwd)/faro_proxy --parent ADDRESS:PORT --id 0"
 run 0 --dry-run -hosts a -launcher slurm --proxy-path '/opt/my faro/faro_proxy' ./prog
-expect_out "host a: ranks 0; proxy started by: srun --nodes=1 --ntasks=1 --nodelist=a --overlap --cpu-bind=none --quiet /opt/my faro/faro_proxy --parent ADDRESS:PORT --id 0"
+expect_out "host a: ranks 0; proxy started by: srun --nodes=1 --ntasks=1 --nodelist=a --overlap --cpu-bind=none --mpi=none --quiet /opt/my faro/faro_proxy --parent ADDRESS:PORT --id 0"
 run 0 --dry-run -hosts a -launcher-exec 'my-agent -q' --proxy-path '/opt/my faro/faro_proxy' ./prog
 expect_out "host a: ranks 0; proxy started by: my-agent -q a '/opt/my faro/faro_proxy' --parent ADDRESS:PORT --id 0"
 

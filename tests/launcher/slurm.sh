@@ -169,6 +169,13 @@ SPAWN_CHILDREN=2 timeout 60 salloc -N1 -n2 "$MPIEXEC" -n 2 tests/mpi/spawn_basic
     >"$OUT.out" 2>"$OUT.err" </dev/null ||
     fail "salloc -N1 -n2 mpiexec -n 2 tests/mpi/spawn_basic: exit code $?"
 expect_out "spawn_basic: OK (2 ranks)"
+# Under MpiDefault=pmi2 (SLURM_MPI_TYPE here) srun must not serve the proxy
+# PMI: its ranks inherited PMI_JOBID and tried PMI-2 before PMI-1.
+SLURM_MPI_TYPE=pmi2 timeout 60 salloc -N1 -n2 "$MPIEXEC" -v tests/mpi/hello \
+    >"$OUT.out" 2>"$OUT.err" </dev/null ||
+    fail "SLURM_MPI_TYPE=pmi2 salloc -N1 -n2 mpiexec -v tests/mpi/hello: exit code $?"
+expect_out "hello: OK (2 ranks)"
+expect_err "faro: rank 0: info: process manager: pmi1, because PMI_FD is set (mpiexec, Hydra)"
 echo "mpiexec in salloc -N1 -n2: hello and spawn_basic passed"
 
 mpis=$(srun --mpi=list 2>&1 | sed -n 's/^[[:space:]]\{1,\}\(pmi2\|pmix\)$/\1/p' | sort -u)
