@@ -34,6 +34,7 @@
 
 static struct {
     int fd;
+    int hydra; /* MPICH's Hydra serves this socket (its proxy sets HYDI_CONTROL_FD) */
     char jobid[256];
 } p2 = { .fd = -1 };
 
@@ -151,6 +152,7 @@ static int p2_init(struct faro_pmi_info *info, char *err, size_t errlen)
         return -1;
     }
     p2.fd = fd;
+    p2.hydra = getenv("HYDI_CONTROL_FD") && !getenv("PMI_JOBID"); /* (Slurm's sets PMI_JOBID) */
     int rc = p2_open(err, errlen);
     if (rc < 0)
         return rc;
@@ -398,6 +400,14 @@ static void p2_pair_list(struct p2_pairs *l, const char *count, const char *key,
 static int p2_spawn(int count, const struct faro_pmi_spawn_cmd *cmds, char *const *preput,
                     char *err, size_t errlen)
 {
+    /* Hydra's PMI-2 server counts the fences of all its jobs in one counter
+     * and retries held gets only at multiples of the fencing job's size:
+     * parents and children of other sizes can wait for ever (docs/notes.md,
+     * Dynamic processes). Its PMI-1 spawns well. */
+    if (p2.hydra)
+        return snprintf(err, errlen, "MPICH's Hydra serves PMI-2 here, and its PMI-2 server "
+                        "can hang the jobs of a spawn (its fences count every job's together); "
+                        "spawn over PMI-1, Hydra's default (unset FARO_PMI)"), -2;
     /* Slurm (which sets PMI_JOBID) starts several commands with srun
      * --multi-prog and drops their info: refuse what would go wrong. */
     for (int c = 0; count > 1 && getenv("PMI_JOBID") && c < count; c++)

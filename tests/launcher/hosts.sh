@@ -83,7 +83,7 @@ expect_out "PMI_process_mapping: (vector,(0,1,1),(1,1,3))"
 run 0 --dry-run -hosts a -launcher rsh ./prog
 expect_out "host a: ranks 0; proxy started by: rsh a $(pwd)/faro_proxy --parent ADDRESS:PORT --id 0"
 run 0 --dry-run -hosts a -launcher slurm --proxy-path '/opt/my faro/faro_proxy' ./prog
-expect_out "host a: ranks 0; proxy started by: srun --nodes=1 --ntasks=1 --nodelist=a --overlap --cpu-bind=none --quiet /opt/my faro/faro_proxy --parent ADDRESS:PORT --id 0"
+expect_out "host a: ranks 0; proxy started by: srun --nodes=1 --ntasks=1 --nodelist=a --overlap --cpu-bind=none --mpi=none --quiet /opt/my faro/faro_proxy --parent ADDRESS:PORT --id 0"
 run 0 --dry-run -hosts a -launcher-exec 'my-agent -q' --proxy-path '/opt/my faro/faro_proxy' ./prog
 expect_out "host a: ranks 0; proxy started by: my-agent -q a '/opt/my faro/faro_proxy' --parent ADDRESS:PORT --id 0"
 
@@ -249,6 +249,16 @@ run 0 $F -hosts a,b,c,d,e --tree-width 2 -v -l "$PROBE" kvs
 expect_out "[4] rank 4 of 5: kvs ok (kvsname $(sed -n 's/^\[0\] rank 0 of 5: kvs ok (kvsname \([^,]*\),.*/\1/p' "$OUT.out"), keylen 256, vallen 1024)"
 expect_err "faro_proxy on a: host b: starting"
 expect_err "key-value exchange: 2 fence(s) moved"
+# -v: rank 0 (only) of an MPI program says which protocol the ranks speak
+# and which interface tcp uses (with hosts and without).
+if [ -x tests/mpi/hello ]; then
+    FARO_TCP_IF=lo run 0 $F -hosts a,b -v tests/mpi/hello
+    expect_err "faro: rank 0: info: process manager: pmi1, because PMI_FD is set"
+    expect_err "faro: rank 0: info: tcp: interface lo "
+    ! grep -q "faro: rank [1-9]" "$OUT.err" || fail "-v: a rank other than 0 reported"
+    run 0 -v -n 2 tests/mpi/hello
+    expect_err "faro: rank 0: info: process manager: pmi1, because PMI_FD is set"
+fi
 
 # The name service is the job's, not a host's: a name published by a rank on
 # one host is found by ranks on the others (it was per host: lookup failed).

@@ -17,6 +17,11 @@
 #     or directory, soft, path and wdir), and spawn_multiple's per-command
 #     info, which Slurm would drop, is refused clearly; under pmix Slurm does
 #     not spawn, and MPI_Comm_spawn must say so and what to use instead.
+# And Faro's own mpiexec inside an allocation (salloc -N1 -n2, no host
+# options): hosts and slots from the allocation, its proxy started by
+# srun --overlap (the node is named faro-n1, not this machine's name, so
+# mpiexec cannot tell it is here and goes through srun as on a cluster), a
+# program and a spawn.
 # It installs nothing. Without slurm-wlm and munge (apt-get install slurm-wlm
 # munge, as scripts/faro-dev does), or where the daemons cannot run here, it
 # prints SKIP with the reason and exits 77.
@@ -127,15 +132,15 @@ MpiDefault=none
 ReturnToService=2
 KillWait=2
 SlurmdParameters=config_overrides
-NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
-PartitionName=faro Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
+NodeName=faro-n1 NodeHostname=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
+PartitionName=faro Nodes=faro-n1 Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 EOF
 export SLURM_CONF=$dir/slurm.conf
 
 slurmctld -D -i -f "$SLURM_CONF" >"$dir/log/slurmctld.out" 2>&1 &
 ctld=$!
 PIDS="$PIDS $ctld"
-slurmd -D -f "$SLURM_CONF" -N "$host" >"$dir/log/slurmd.out" 2>&1 &
+slurmd -D -f "$SLURM_CONF" -N faro-n1 >"$dir/log/slurmd.out" 2>&1 &
 slurmd=$!
 PIDS="$PIDS $slurmd"
 i=0
@@ -151,6 +156,27 @@ done
 # Slurm itself must start a plain program before Faro's part means anything.
 out=$(timeout 60 srun -n 1 true 2>&1) ||
     skip "srun cannot start a program here: $out $(log_tail "$dir/log/slurmd.log")"
+
+# Faro's mpiexec in an allocation: -n, hosts and slots from Slurm; the
+# proxy of node faro-n1 started by srun --overlap beside the allocation's
+# own step; the ranks on PMI-1 from that proxy.
+timeout 60 salloc -N1 -n2 "$MPIEXEC" -v tests/mpi/hello >"$OUT.out" 2>"$OUT.err" </dev/null ||
+    fail "salloc -N1 -n2 mpiexec -v tests/mpi/hello: exit code $?"
+expect_out "hello: OK (2 ranks)"
+expect_err "mpiexec: host faro-n1: ranks 0-1"
+expect_err "mpiexec: host faro-n1: starting srun --nodes=1 --ntasks=1 --nodelist=faro-n1 --overlap"
+SPAWN_CHILDREN=2 timeout 60 salloc -N1 -n2 "$MPIEXEC" -n 2 tests/mpi/spawn_basic \
+    >"$OUT.out" 2>"$OUT.err" </dev/null ||
+    fail "salloc -N1 -n2 mpiexec -n 2 tests/mpi/spawn_basic: exit code $?"
+expect_out "spawn_basic: OK (2 ranks)"
+# Under MpiDefault=pmi2 (SLURM_MPI_TYPE here) srun must not serve the proxy
+# PMI: its ranks inherited PMI_JOBID and tried PMI-2 before PMI-1.
+SLURM_MPI_TYPE=pmi2 timeout 60 salloc -N1 -n2 "$MPIEXEC" -v tests/mpi/hello \
+    >"$OUT.out" 2>"$OUT.err" </dev/null ||
+    fail "SLURM_MPI_TYPE=pmi2 salloc -N1 -n2 mpiexec -v tests/mpi/hello: exit code $?"
+expect_out "hello: OK (2 ranks)"
+expect_err "faro: rank 0: info: process manager: pmi1, because PMI_FD is set (mpiexec, Hydra)"
+echo "mpiexec in salloc -N1 -n2: hello and spawn_basic passed"
 
 mpis=$(srun --mpi=list 2>&1 | sed -n 's/^[[:space:]]\{1,\}\(pmi2\|pmix\)$/\1/p' | sort -u)
 [ -n "$mpis" ] || skip "this Slurm offers neither pmi2 nor pmix (srun --mpi=list: $(srun --mpi=list 2>&1 | tr '\n' ' '))"

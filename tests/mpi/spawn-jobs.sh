@@ -95,6 +95,10 @@ run usize-bad 2 "MPIEXEC_UNIVERSE_SIZE='x'" -- env MPIEXEC_UNIVERSE_SIZE=x "$MPI
 if command -v mpiexec.mpich >/dev/null 2>&1; then
     run hydra 0 "" -- mpiexec.mpich -n 2 $T/spawn_basic
     run hydra-usize 0 "" -- env SPAWN_UNIVERSE=6 mpiexec.mpich -usize 6 -n 1 $T/spawn_basic
+    # Hydra's PMI-2 server can hang a spawn's jobs: refused, naming PMI-1
+    # (spawn_basic with 2 parents hung before)
+    run hydra-pmi2 0 "" -- env FARO_PMI=pmi2 SPAWN_NO_MANAGER="spawn over PMI-1, Hydra's default" \
+        mpiexec.mpich -n 2 $T/spawn_errors
 else
     echo "SKIP hydra: no mpiexec.mpich"
 fi

@@ -84,8 +84,11 @@ static char **main_agent(const struct mpx_opts *o, int in_slurm)
         l = in_slurm && main_in_path("srun") ? "slurm" : "ssh";
     static char *ssh[] = { "ssh", "-x", "-o", "BatchMode=yes", NULL };
     static char *rsh[] = { "rsh", NULL };
+    /* --mpi=none: the proxy is no MPI task; under MpiDefault=pmi2 or pmix
+     * srun would serve it PMI and its ranks would inherit PMI_JOBID or
+     * PMIX_* (Open MPI's mpirun passes it too). */
     static char *srun[] = { "srun", "--nodes=1", "--ntasks=1", "--nodelist=%h", "--overlap",
-                            "--cpu-bind=none", "--quiet", NULL };
+                            "--cpu-bind=none", "--mpi=none", "--quiet", NULL };
     char **src = !strcmp(l, "fork") ? NULL : !strcmp(l, "rsh") ? rsh
                  : !strcmp(l, "slurm") ? srun : ssh;
     if (!src)

@@ -99,6 +99,11 @@ static void spawn_child(struct mpx_job *job, struct mpx_rank *r, int pmi_fd, int
     for (size_t i = 0; i < app->nenv; i++)
         putenv(app->env[i]);
     mpx_policy_setenv(o);
+    /* -v: rank 0 says which process-manager protocol, transports and tcp
+     * interface the ranks use (only a rank knows); a FARO_VERBOSE of the
+     * user's stands. */
+    if (o->verbose && r->rank == 0)
+        setenv("FARO_VERBOSE", "1", 0);
     spawn_setenv_int("PMI_FD", pmi_fd);
     spawn_setenv_int("PMI_RANK", r->rank);
     spawn_setenv_int("PMI_SIZE", job->np);
