@@ -172,14 +172,13 @@ static unsigned long long count_of(int tp, int c)
             v += retired[i][c];
     for (int i = 0; i < faro.ntps && faro.tps; i++)
         if (tp < 0 || faro.tps[i].ops == faro_transports[tp])
-            v += __atomic_load_n(&faro.tps[i].count[c], __ATOMIC_RELAXED);
+            v += faro.tps[i].count[c];
     return v;
 }
 
 /* Entries of one context's queues (ctx UINT32_MAX: every context). */
 static unsigned long long queued(uint32_t ctx, int posted)
 {
-    FARO_LOCKED; /* another thread may be changing the queues */
     unsigned long long n = 0;
     for (uint32_t i = 0; i < faro_mq_cap; i++) {
         struct faro_mq *q = faro_mq_table[i];
@@ -195,8 +194,12 @@ static unsigned long long queued(uint32_t ctx, int posted)
     return n;
 }
 
+/* The library lock: the counts, queues and unexpected-message totals are
+ * plain fields that the send and receive paths change under it (no atomics
+ * there), so a tool thread reads them under it too. */
 static unsigned long long raw(const struct faro_mpit_pvar_handle *h)
 {
+    FARO_LOCKED;
     const struct pvar *p = &pvars[h->index];
     switch (p->what) {
     case D_UNEXP_QUEUED: return faro_unexp_queued;

@@ -20,7 +20,9 @@
 
 static pthread_t thread;
 static int running;
-static volatile int stop;
+/* Written by MPI_Finalize without the library lock while the thread polls
+ * it: atomic (volatile is no synchronization; ThreadSanitizer reported it). */
+static int stop;
 
 int faro_rma_wants_threads(void)
 {
@@ -30,7 +32,7 @@ int faro_rma_wants_threads(void)
 static void *progress_main(void *arg)
 {
     (void)arg;
-    while (!stop) {
+    while (!__atomic_load_n(&stop, __ATOMIC_RELAXED)) {
         int live;
         faro_lock_acquire();
         live = faro_rma_windows != NULL;
@@ -58,7 +60,7 @@ void faro_rma_finalize(void)
 {
     if (!running)
         return;
-    stop = 1;
+    __atomic_store_n(&stop, 1, __ATOMIC_RELAXED);
     pthread_join(thread, NULL);
     running = 0;
 }
