@@ -191,8 +191,8 @@ int main(int argc, char **argv)
     printf("faro-gpud: %s, backend %s, %d device(s)\n", where, srv.be_ops->name,
            srv.be_ops->device_count(srv.be));
     fflush(stdout);
-    while (!stop)
-        if (faro_gpu_chan_poll(srv.ch, 1000) < 0) {
+    while (!stop) /* copies under way: poll without sleeping, their sends move on */
+        if (faro_gpu_chan_poll(srv.ch, gpud_pump(&srv) ? 0 : 1000) < 0) {
             fprintf(stderr, "faro-gpud: the transport failed; exiting\n");
             break;
         }

@@ -31,15 +31,35 @@ struct gpud_session *gpud_session_new(struct gpud *srv, faro_gpu_peer_t *peer)
         return NULL;
     }
     srv->nsessions++;
+    s->next = srv->sessions;
+    srv->sessions = s;
     return s;
+}
+
+static void ring_unref(struct gpud_ring *r)
+{
+    if (--r->refs)
+        return;
+    for (unsigned i = 0; i < r->depth; i++)
+        free(r->slot[i].buf);
+    free(r);
 }
 
 void gpud_session_free(struct gpud_session *s)
 {
+    for (struct gpud_session **pp = &s->srv->sessions; *pp; pp = &(*pp)->next)
+        if (*pp == s) {
+            *pp = s->next;
+            break;
+        }
     s->srv->be_ops->session_close(s->srv->be, s->bs);
     s->srv->nsessions--;
     free(s->load.buf);
-    free(s->stage);
+    if (s->ring) {
+        for (unsigned i = 0; i < s->ring->depth; i++)
+            s->ring->slot[i].s = NULL;
+        ring_unref(s->ring);
+    }
     free(s);
 }
 
@@ -92,8 +112,24 @@ static int do_hello(struct gpud_session *s, const struct faro_gpu_msg *m)
     s->chunk = want == 0 ? FARO_GPU_CHUNK_DEFAULT
                : want < FARO_GPU_CHUNK_MIN ? FARO_GPU_CHUNK_MIN
                : want > FARO_GPU_CHUNK_MAX ? FARO_GPU_CHUNK_MAX : want;
-    if (!(s->stage = malloc(s->chunk)))
+    uint32_t depth = (uint32_t)m->a[3];
+    depth = depth == 0 ? GPUD_DEPTH_DEFAULT : depth > GPUD_DEPTH_MAX ? GPUD_DEPTH_MAX : depth;
+    struct gpud_ring *r = calloc(1, sizeof *r);
+    if (r) {
+        r->refs = 1;
+        for (; r->depth < depth; r->depth++) {
+            struct gpud_slot *sl = &r->slot[r->depth];
+            if (!(sl->buf = malloc(s->chunk)))
+                break;
+            sl->ring = r;
+            sl->s = s;
+        }
+    }
+    if (!r || r->depth == 0) {
+        free(r);
         return reply(s, m, FARO_GPU_ERR_MEMORY_ALLOCATION, NULL, NULL, NULL, 0, 0);
+    }
+    s->ring = r;
     s->hello = 1;
     uint64_t a[FARO_GPU_ARGS_MAX] = { FARO_GPU_PROTO_VERSION,
                                       (uint64_t)srv->be_ops->driver_version(srv->be), 13000,
@@ -116,25 +152,92 @@ static int do_props(struct gpud_session *s, const struct faro_gpu_msg *m)
     return reply(s, m, st, a, attrs, data, st ? 0 : 16 + strlen((char *)data + 16), 0);
 }
 
+/* A D2H series: each chunk is staged into a free buffer of the ring and
+ * posted without waiting, so the next chunk is read from the device while
+ * the earlier ones travel (the cuda backend's copy_d2h overlaps PCIe with
+ * the network the same way); at most depth chunks are in flight, which bounds
+ * what a session queues. The loop (gpud_pump) continues the series when
+ * buffers come back, so a client that stops reading holds up only itself
+ * until the send timeout drops it. */
+static void slot_done(void *arg, int ok)
+{
+    struct gpud_slot *sl = arg;
+    (void)ok; /* a failed connection is reported by its loss */
+    sl->busy = 0;
+    ring_unref(sl->ring);
+}
+
+static int d2h_end(struct gpud_session *s, int st)
+{
+    struct faro_gpu_hdr h = { .op = FARO_GPU_OP_MEMCPY_D2H,
+                              .flags = FARO_GPU_F_RESPONSE | FARO_GPU_F_LAST,
+                              .seq = s->d2h.seq, .status = st, .deferred = s->deferred };
+    s->deferred = 0;
+    s->d2h.active = 0;
+    return faro_gpu_chan_post(s->srv->ch, s->peer, &h, NULL, 0, NULL, 0, NULL, NULL);
+}
+
+/* Stage and post what free buffers allow; 1 while the series goes on. */
+static int d2h_pump(struct gpud_session *s)
+{
+    struct gpud_d2h *d = &s->d2h;
+    struct gpud_ring *r = s->ring;
+    for (unsigned i = 0; d->active && i < r->depth; i++) {
+        struct gpud_slot *sl = &r->slot[i];
+        if (sl->busy)
+            continue;
+        size_t n = d->size - d->off < s->chunk ? (size_t)(d->size - d->off) : s->chunk;
+        int st = s->srv->be_ops->copy_d2h(s->bs, sl->buf, d->src + d->off, n, d->stream);
+        if (st) {
+            (void)d2h_end(s, st); /* after the chunks in flight: the transport keeps order */
+            return 0;
+        }
+        uint8_t args[FARO_GPU_ARGS_BYTES];
+        uint64_t a[FARO_GPU_ARGS_MAX] = { d->off };
+        int alen = faro_gpu_args_encode(FARO_GPU_OP_MEMCPY_D2H, 1, a, NULL, args);
+        d->off += n;
+        int last = d->off == d->size;
+        struct faro_gpu_hdr h = { .op = FARO_GPU_OP_MEMCPY_D2H,
+                                  .flags = FARO_GPU_F_RESPONSE | (last ? FARO_GPU_F_LAST : 0),
+                                  .seq = d->seq, .deferred = last ? s->deferred : 0 };
+        sl->busy = 1;
+        r->refs++;
+        if (last) {
+            s->deferred = 0;
+            d->active = 0;
+        }
+        if (alen < 0 || faro_gpu_chan_post(s->srv->ch, s->peer, &h, args, (size_t)alen, sl->buf,
+                                           n, slot_done, sl) < 0) {
+            sl->busy = 0;
+            r->refs--;
+            d->active = 0; /* the client is gone: its loss ends the session */
+            return 0;
+        }
+    }
+    return d->active;
+}
+
 static int do_d2h(struct gpud_session *s, const struct faro_gpu_msg *m)
 {
-    const struct faro_gpu_be_ops *be = s->srv->be_ops;
-    uint64_t src = m->a[0], size = m->a[1], stream = m->a[2];
-    uint64_t a[FARO_GPU_ARGS_MAX] = { 0 };
     if (s->sticky)
         return reply(s, m, s->sticky, NULL, NULL, NULL, 0, FARO_GPU_F_LAST);
-    for (uint64_t off = 0;;) {
-        size_t n = size - off < s->chunk ? (size_t)(size - off) : s->chunk;
-        int st = be->copy_d2h(s->bs, s->stage, src + off, n, stream);
-        if (st)
-            return reply(s, m, st, NULL, NULL, NULL, 0, FARO_GPU_F_LAST);
-        a[0] = off;
-        off += n;
-        if (reply(s, m, 0, a, NULL, s->stage, n, off == size ? FARO_GPU_F_LAST : 0) < 0)
-            return 0; /* the client is gone: its loss ends the session */
-        if (off == size)
-            return 0;
+    s->d2h = (struct gpud_d2h){ .active = 1, .seq = m->h.seq, .src = m->a[0],
+                                .size = m->a[1], .stream = m->a[2] };
+    if (s->d2h.size == 0) {
+        (void)d2h_end(s, 0);
+        return 0;
     }
+    (void)d2h_pump(s);
+    return 0;
+}
+
+int gpud_pump(struct gpud *srv)
+{
+    int n = 0;
+    for (struct gpud_session *s = srv->sessions; s; s = s->next)
+        if (s->d2h.active)
+            n += d2h_pump(s);
+    return n;
 }
 
 static int do_module_load(struct gpud_session *s, const struct faro_gpu_msg *m, int *st,
@@ -188,6 +291,12 @@ int gpud_session_message(struct gpud_session *s, const struct faro_gpu_msg *m)
 
     if (m->h.flags & FARO_GPU_F_RESPONSE)
         return proto_error(s, "%s", "sent a reply to the server");
+    /* A client waits for its D2H series before it sends again (the session
+     * lock of gpu/client); one that does not is served in order, its series
+     * finished first (bounded by the send timeout). */
+    while (s->d2h.active && faro_gpu_chan_peer_ok(s->peer))
+        if (!d2h_pump(s) || faro_gpu_chan_poll(s->srv->ch, 1) < 0)
+            break;
     if (!s->hello) {
         if (m->h.op != FARO_GPU_OP_HELLO)
             return proto_error(s, "%s", "first message is not HELLO");
