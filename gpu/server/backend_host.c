@@ -338,6 +338,31 @@ static int host_copy_d2h(faro_gpu_be_sess_t *s, void *dst, uint64_t src, size_t 
     return rc;
 }
 
+static void *host_stage_alloc(faro_gpu_be_t *be, size_t len)
+{
+    (void)be;
+    return malloc(len);
+}
+
+static void host_stage_free(faro_gpu_be_t *be, void *p)
+{
+    (void)be;
+    free(p);
+}
+
+static int host_copy_d2h_start(faro_gpu_be_sess_t *s, void *dst, uint64_t src, size_t len,
+                               uint64_t stream, unsigned tag)
+{
+    (void)tag; /* done at once */
+    return host_copy_d2h(s, dst, src, len, stream);
+}
+
+static int host_copy_d2h_done(faro_gpu_be_sess_t *s, unsigned tag)
+{
+    (void)s, (void)tag;
+    return 0;
+}
+
 static int host_copy_d2d(faro_gpu_be_sess_t *s, uint64_t dst, uint64_t src, size_t len,
                          uint64_t stream)
 {
@@ -628,6 +653,10 @@ const struct faro_gpu_be_ops faro_gpu_be_host = {
     .mem_info = host_mem_info,
     .copy_h2d = host_copy_h2d,
     .copy_d2h = host_copy_d2h,
+    .stage_alloc = host_stage_alloc,
+    .stage_free = host_stage_free,
+    .copy_d2h_start = host_copy_d2h_start,
+    .copy_d2h_done = host_copy_d2h_done,
     .copy_d2d = host_copy_d2d,
     .mem_set = host_mem_set,
     .module_load = host_module_load,

@@ -28,25 +28,33 @@ struct gpud {
 #define GPUD_DEPTH_DEFAULT 4    /* D2H chunks in flight per session when HELLO asks none */
 #define GPUD_DEPTH_MAX 16
 
-/* D2H staging: depth buffers of one chunk, each either free or lent to a
- * posted send. It is shared by the session and its sends in flight (refs),
- * so a session freed while the transport still holds a buffer leaves the
- * ring to the last completion. */
+/* D2H staging: depth buffers of one chunk (the backend's stage_alloc:
+ * pinned on cuda), used in turn: chunk k of the ring's life goes through
+ * slot k % depth, free -> copying (the backend's async copy) -> sending (a
+ * posted send) -> free, so chunks leave in order and a slot is reused only
+ * once its send is done. The ring is shared by the session and its sends in
+ * flight (refs), so a session freed while the transport still holds a
+ * buffer leaves the ring to the last completion. */
+enum gpud_slot_state { SLOT_FREE, SLOT_COPYING, SLOT_SENDING };
 struct gpud_slot {
     struct gpud_ring *ring;
-    struct gpud_session *s;     /* NULL once the session is gone */
-    int busy;
+    enum gpud_slot_state state;
+    uint64_t off;               /* the chunk's offset in its copy */
+    size_t len;
     uint8_t *buf;
 };
 struct gpud_ring {
     unsigned refs, depth;
+    const struct faro_gpu_be_ops *be_ops;
+    faro_gpu_be_t *be;
+    uint64_t started, posted;   /* chunks started and posted in the ring's life */
     struct gpud_slot slot[GPUD_DEPTH_MAX];
 };
 
 struct gpud_d2h {               /* the MEMCPY_D2H reply series under way */
     int active;
     uint32_t seq;
-    uint64_t src, size, off, stream;
+    uint64_t src, size, off, stream; /* off: the next chunk to start */
 };
 
 struct gpud_load {              /* a MODULE_LOAD arriving in chunks */

@@ -36,12 +36,14 @@ struct gpud_session *gpud_session_new(struct gpud *srv, faro_gpu_peer_t *peer)
     return s;
 }
 
+_Static_assert(GPUD_DEPTH_MAX <= FARO_GPU_BE_TAGS, "a slot's copy is named by its index");
+
 static void ring_unref(struct gpud_ring *r)
 {
     if (--r->refs)
         return;
     for (unsigned i = 0; i < r->depth; i++)
-        free(r->slot[i].buf);
+        r->be_ops->stage_free(r->be, r->slot[i].buf);
     free(r);
 }
 
@@ -55,11 +57,8 @@ void gpud_session_free(struct gpud_session *s)
     s->srv->be_ops->session_close(s->srv->be, s->bs);
     s->srv->nsessions--;
     free(s->load.buf);
-    if (s->ring) {
-        for (unsigned i = 0; i < s->ring->depth; i++)
-            s->ring->slot[i].s = NULL;
+    if (s->ring)
         ring_unref(s->ring);
-    }
     free(s);
 }
 
@@ -117,12 +116,13 @@ static int do_hello(struct gpud_session *s, const struct faro_gpu_msg *m)
     struct gpud_ring *r = calloc(1, sizeof *r);
     if (r) {
         r->refs = 1;
+        r->be_ops = srv->be_ops;
+        r->be = srv->be;
         for (; r->depth < depth; r->depth++) {
             struct gpud_slot *sl = &r->slot[r->depth];
-            if (!(sl->buf = malloc(s->chunk)))
+            if (!(sl->buf = srv->be_ops->stage_alloc(srv->be, s->chunk)))
                 break;
             sl->ring = r;
-            sl->s = s;
         }
     }
     if (!r || r->depth == 0) {
@@ -152,18 +152,18 @@ static int do_props(struct gpud_session *s, const struct faro_gpu_msg *m)
     return reply(s, m, st, a, attrs, data, st ? 0 : 16 + strlen((char *)data + 16), 0);
 }
 
-/* A D2H series: each chunk is staged into a free buffer of the ring and
- * posted without waiting, so the next chunk is read from the device while
- * the earlier ones travel (the cuda backend's copy_d2h overlaps PCIe with
- * the network the same way); at most depth chunks are in flight, which bounds
- * what a session queues. The loop (gpud_pump) continues the series when
- * buffers come back, so a client that stops reading holds up only itself
- * until the send timeout drops it. */
+/* A D2H series: each chunk is copied from the device into a free buffer of
+ * the ring (asynchronously on cuda) and posted once there, without waiting
+ * for the send, so the device, the PCIe bus and the network work on
+ * different chunks at once; at most depth chunks are in flight, which bounds
+ * what a session queues. The loop (gpud_pump) continues the series as
+ * copies finish and sends complete, so a client that stops reading holds up
+ * only itself until the send timeout drops it. */
 static void slot_done(void *arg, int ok)
 {
     struct gpud_slot *sl = arg;
     (void)ok; /* a failed connection is reported by its loss */
-    sl->busy = 0;
+    sl->state = SLOT_FREE;
     ring_unref(sl->ring);
 }
 
@@ -177,38 +177,71 @@ static int d2h_end(struct gpud_session *s, int st)
     return faro_gpu_chan_post(s->srv->ch, s->peer, &h, NULL, 0, NULL, 0, NULL, NULL);
 }
 
-/* Stage and post what free buffers allow; 1 while the series goes on. */
+/* A failed series: its copies still under way finish before their buffers
+ * may be used again. */
+static void d2h_fail(struct gpud_session *s, int st)
+{
+    struct gpud_ring *r = s->ring;
+    for (; r->posted < r->started; r->posted++) {
+        struct gpud_slot *sl = &r->slot[r->posted % r->depth];
+        while (s->srv->be_ops->copy_d2h_done(s->bs, (unsigned)(r->posted % r->depth)) ==
+               FARO_GPU_ERR_NOT_READY)
+            ;
+        sl->state = SLOT_FREE;
+    }
+    (void)d2h_end(s, st); /* after the chunks in flight: the transport keeps order */
+}
+
+/* Start copies into free slots, post the finished ones; 1 while the series
+ * goes on. */
 static int d2h_pump(struct gpud_session *s)
 {
     struct gpud_d2h *d = &s->d2h;
     struct gpud_ring *r = s->ring;
-    for (unsigned i = 0; d->active && i < r->depth; i++) {
+    const struct faro_gpu_be_ops *be = s->srv->be_ops;
+    while (d->active && d->off < d->size) {
+        unsigned i = (unsigned)(r->started % r->depth);
         struct gpud_slot *sl = &r->slot[i];
-        if (sl->busy)
-            continue;
-        size_t n = d->size - d->off < s->chunk ? (size_t)(d->size - d->off) : s->chunk;
-        int st = s->srv->be_ops->copy_d2h(s->bs, sl->buf, d->src + d->off, n, d->stream);
+        if (sl->state != SLOT_FREE)
+            break;
+        sl->off = d->off;
+        sl->len = d->size - d->off < s->chunk ? (size_t)(d->size - d->off) : s->chunk;
+        int st = be->copy_d2h_start(s->bs, sl->buf, d->src + sl->off, sl->len, d->stream, i);
         if (st) {
-            (void)d2h_end(s, st); /* after the chunks in flight: the transport keeps order */
+            d2h_fail(s, st);
+            return 0;
+        }
+        sl->state = SLOT_COPYING;
+        r->started++;
+        d->off += sl->len;
+    }
+    while (d->active && r->posted < r->started) {
+        unsigned i = (unsigned)(r->posted % r->depth);
+        struct gpud_slot *sl = &r->slot[i];
+        int st = be->copy_d2h_done(s->bs, i);
+        if (st == FARO_GPU_ERR_NOT_READY)
+            break;
+        if (st) {
+            d2h_fail(s, st);
             return 0;
         }
         uint8_t args[FARO_GPU_ARGS_BYTES];
-        uint64_t a[FARO_GPU_ARGS_MAX] = { d->off };
+        uint64_t a[FARO_GPU_ARGS_MAX] = { sl->off };
         int alen = faro_gpu_args_encode(FARO_GPU_OP_MEMCPY_D2H, 1, a, NULL, args);
-        d->off += n;
-        int last = d->off == d->size;
+        int last = sl->off + sl->len == d->size;
         struct faro_gpu_hdr h = { .op = FARO_GPU_OP_MEMCPY_D2H,
                                   .flags = FARO_GPU_F_RESPONSE | (last ? FARO_GPU_F_LAST : 0),
                                   .seq = d->seq, .deferred = last ? s->deferred : 0 };
-        sl->busy = 1;
+        sl->state = SLOT_SENDING;
         r->refs++;
+        r->posted++;
         if (last) {
             s->deferred = 0;
             d->active = 0;
         }
         if (alen < 0 || faro_gpu_chan_post(s->srv->ch, s->peer, &h, args, (size_t)alen, sl->buf,
-                                           n, slot_done, sl) < 0) {
-            sl->busy = 0;
+                                           sl->len, slot_done, sl) < 0) {
+            sl->state = SLOT_FREE;
             r->refs--;
             d->active = 0; /* the client is gone: its loss ends the session */
             return 0;
