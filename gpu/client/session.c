@@ -176,6 +176,21 @@ cudaError_t faro_cudart_drain_locked(faro_cudart_sess_t *S)
     return S->lost ? send_failed(S) : cudaSuccess;
 }
 
+/* At exit each live session says BYE, so the server closes it as orderly
+ * (and logs it so) rather than as a lost connection. A session another
+ * thread is still using is left alone: its connection's close ends it. */
+__attribute__((destructor)) static void say_bye(void)
+{
+    for (int i = 0; i < nsessions; i++) {
+        faro_cudart_sess_t *S = &sessions[i];
+        if (!S->up || S->lost || pthread_mutex_trylock(&S->lock) != 0)
+            continue;
+        uint64_t a[FARO_GPU_ARGS_MAX] = {0};
+        (void)send_locked(S, FARO_GPU_OP_BYE, 0, ++S->seq, a, NULL, NULL, 0);
+        pthread_mutex_unlock(&S->lock);
+    }
+}
+
 /* Waits for the reply to seq (caller holds the lock); timeout_s 0: no limit. */
 static cudaError_t wait_locked(faro_cudart_sess_t *S, faro_cudart_reply_t *r, uint32_t seq,
                                int timeout_s)

@@ -301,6 +301,9 @@ static int do_module_load(struct gpud_session *s, const struct faro_gpu_msg *m, 
     if (l->got != l->total)
         return proto_error(s, "%s", "MODULE_LOAD ended before its image was complete");
     *st = s->srv->be_ops->module_load(s->bs, l->buf, l->total, &a[0]);
+    fprintf(stderr, "faro-gpud: %s: module image %llu loaded (%llu bytes)%s\n", s->name,
+            (unsigned long long)l->client_id, (unsigned long long)l->total,
+            *st ? ": refused by the backend" : "");
     free(l->buf);
     memset(l, 0, sizeof *l);
     return 0;

@@ -53,6 +53,22 @@ for prog in gpu_client_vectoradd gpu_client_vectoradd_ptsz gpu_client_vectoradd_
     fi
 done
 gpud_stop
+# Each program said BYE at exit (four programs, four orderly closes), and
+# shipped each of its images once per session: no session's log names the
+# same image twice.
+n=$(grep -c "session closed (BYE)" "$dir/s1/err")
+if [ "$n" != 4 ]; then
+    echo "FAIL: $n of 4 programs said BYE at exit; server log:" >&2
+    sed 's/^/    /' "$dir/s1/err" >&2
+    failures=$((failures + 1))
+fi
+loads=$(sed -n 's/^faro-gpud: \(client [0-9]*\) (pid [0-9]*): module image \([0-9]*\) loaded.*/\1 \2/p' "$dir/s1/err")
+twice=$(echo "$loads" | sort | uniq -d)
+if [ -z "$loads" ] || [ -n "$twice" ]; then
+    echo "FAIL: images shipped more than once per session (or none at all): ${twice:-no loads}" >&2
+    sed 's/^/    /' "$dir/s1/err" >&2
+    failures=$((failures + 1))
+fi
 
 # Two servers, one device list.
 gpud_start "$dir/s2" --backend host --host-kernels "$hostk" --key-file "$dir/key"
