@@ -34,6 +34,7 @@ build gpu_client_vectoradd_rdc gpu_client_vectoradd -rdc=true
 build gpu_client_lost gpu_client_lost
 build gpu_client_threads gpu_client_threads
 build gpu_client_multi gpu_client_multi
+build gpu_client_lostwait gpu_client_lostwait
 unset FARO_GPU_KEY FARO_TCP_IF FARO_TCP_PORT
 printf 'gpu-client-e2e-key' >"$dir/key"
 chmod 600 "$dir/key"
@@ -41,7 +42,7 @@ failures=0
 
 # Each server gets a directory of its own: gpud_start reads DIR/out for the
 # port, which must not hold an earlier server's.
-mkdir "$dir/s1" "$dir/s2" "$dir/s3" "$dir/s4"
+mkdir "$dir/s1" "$dir/s2" "$dir/s3" "$dir/s4" "$dir/s5"
 gpud_start "$dir/s1" --backend host --host-kernels "$hostk" --key-file "$dir/key"
 for prog in gpu_client_vectoradd gpu_client_vectoradd_ptsz gpu_client_vectoradd_rdc \
         gpu_client_threads; do
@@ -112,5 +113,29 @@ elif [ "$(grep -c '^faro-gpu: lost the GPU server' "$dir/lost.err")" != 1 ]; the
     failures=$((failures + 1))
 fi
 cat "$dir/lost.out" 2>/dev/null | tail -1
+
+# The server killed while the program waits in a synchronize and sends
+# nothing: the transport's loss report alone must end the wait.
+gpud_start "$dir/s5" --backend host --host-kernels "$hostk" --key-file "$dir/key"
+FARO_GPU_SERVERS=$addr FARO_GPU_KEY_FILE=$dir/key LD_BIND_NOW=1 \
+    LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    timeout 20 "$out/gpu_client_lostwait" >"$dir/lostwait.out" 2>"$dir/lostwait.err" &
+client=$!
+for i in $(seq 100); do
+    grep -q '^syncing$' "$dir/lostwait.out" && break
+    kill -0 $client 2>/dev/null || break
+    sleep 0.1
+done
+sleep 0.5 # the synchronize is on its way and the server sleeps in the kernel
+kill -9 "$srv" 2>/dev/null
+wait "$srv" 2>/dev/null
+srv=
+wait $client
+rc=$?
+if [ $rc -ne 0 ]; then
+    echo "FAIL: gpu_client_lostwait exited with $rc (124: it hung in the synchronize):" >&2
+    cat "$dir/lostwait.out" "$dir/lostwait.err" >&2
+    failures=$((failures + 1))
+fi
 [ $failures -eq 0 ] && echo "ok" && exit 0
 exit 1
