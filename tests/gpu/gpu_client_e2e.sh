@@ -101,12 +101,20 @@ done
 gpud_stop
 echo go >&3
 exec 3>&-
-wait $client
-rc=$?
-if [ $rc -ne 0 ]; then
-    echo "FAIL: gpu_client_lost exited with $rc (124: it hung):" >&2
-    cat "$dir/lost.out" "$dir/lost.err" >&2
+# the background program $client ended with 0, else FAIL naming it and its output
+client_ok() { # name, what a hang means, files...
+    _name=$1 _hang=$2
+    shift 2
+    wait $client
+    _rc=$?
+    [ $_rc -eq 0 ] && return 0
+    echo "FAIL: $_name exited with $_rc (124: $_hang):" >&2
+    cat "$@" >&2
     failures=$((failures + 1))
+    return 1
+}
+if ! client_ok gpu_client_lost "it hung" "$dir/lost.out" "$dir/lost.err"; then
+    :
 elif [ "$(grep -c '^faro-gpu: lost the GPU server' "$dir/lost.err")" != 1 ]; then
     echo "FAIL: gpu_client_lost: expected one 'lost the GPU server' message:" >&2
     cat "$dir/lost.err" >&2
@@ -130,12 +138,6 @@ sleep 0.5 # the synchronize is on its way and the server sleeps in the kernel
 kill -9 "$srv" 2>/dev/null
 wait "$srv" 2>/dev/null
 srv=
-wait $client
-rc=$?
-if [ $rc -ne 0 ]; then
-    echo "FAIL: gpu_client_lostwait exited with $rc (124: it hung in the synchronize):" >&2
-    cat "$dir/lostwait.out" "$dir/lostwait.err" >&2
-    failures=$((failures + 1))
-fi
+client_ok gpu_client_lostwait "it hung in the synchronize" "$dir/lostwait.out" "$dir/lostwait.err"
 [ $failures -eq 0 ] && echo "ok" && exit 0
 exit 1
