@@ -46,6 +46,7 @@ struct faro_gpu_be_opts {
     const int *gpus;          /* --gpus: the devices to show, in order; NULL: all */
     int ngpus;
     const char *host_kernels; /* --host-kernels FILE.so (host backend) */
+    int wrong_layout;         /* --host-test wrong-layout (host backend, tests only) */
 };
 
 struct faro_gpu_be_ops {

@@ -57,6 +57,7 @@ struct faro_gpu_be {
     const struct faro_gpu_host_kernel *kernels;
     const struct faro_gpu_host_var *vars;
     int ndev;
+    int wrong_layout;           /* tests only: report every parameter buffer 8 bytes long */
     uint64_t used;              /* bytes allocated, all sessions */
     uint64_t next_addr, next_handle;
 };
@@ -87,6 +88,7 @@ static int host_open(faro_gpu_be_t **out, const struct faro_gpu_be_opts *o, char
     be->ndev = o->ngpus > 0 ? o->ngpus : 1;
     be->next_addr = HOST_ADDR_BASE;
     be->next_handle = 1;
+    be->wrong_layout = o->wrong_layout;
     if (o->host_kernels) {
         if (!(be->dl = dlopen(o->host_kernels, RTLD_NOW | RTLD_LOCAL))) {
             snprintf(err, errlen, "--host-kernels %s: %s", o->host_kernels, dlerror());
@@ -471,7 +473,7 @@ static int host_kernel_get(faro_gpu_be_sess_t *s, uint64_t module, const char *n
         params[2 * i + 1] = kp[i].size;
     }
     *nparams = n;
-    *param_bytes = (uint32_t)total;
+    *param_bytes = (uint32_t)total + (s->be->wrong_layout ? 8 : 0);
     *kernel = k->handle;
     return 0;
 }

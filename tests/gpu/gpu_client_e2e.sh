@@ -35,6 +35,7 @@ build gpu_client_lost gpu_client_lost
 build gpu_client_threads gpu_client_threads
 build gpu_client_multi gpu_client_multi
 build gpu_client_lostwait gpu_client_lostwait
+build gpu_client_layout gpu_client_layout
 unset FARO_GPU_KEY FARO_TCP_IF FARO_TCP_PORT
 printf 'gpu-client-e2e-key' >"$dir/key"
 chmod 600 "$dir/key"
@@ -42,7 +43,7 @@ failures=0
 
 # Each server gets a directory of its own: gpud_start reads DIR/out for the
 # port, which must not hold an earlier server's.
-mkdir "$dir/s1" "$dir/s2" "$dir/s3" "$dir/s4" "$dir/s5"
+mkdir "$dir/s1" "$dir/s2" "$dir/s3" "$dir/s4" "$dir/s5" "$dir/s6"
 gpud_start "$dir/s1" --backend host --host-kernels "$hostk" --key-file "$dir/key"
 for prog in gpu_client_vectoradd gpu_client_vectoradd_ptsz gpu_client_vectoradd_rdc \
         gpu_client_threads; do
@@ -139,5 +140,21 @@ kill -9 "$srv" 2>/dev/null
 wait "$srv" 2>/dev/null
 srv=
 client_ok gpu_client_lostwait "it hung in the synchronize" "$dir/lostwait.out" "$dir/lostwait.err"
+# A server that reports a kernel layout other than the cubin's (a test option
+# of the host backend): the launch is refused, with one message saying why.
+gpud_start "$dir/s6" --backend host --host-kernels "$hostk" --key-file "$dir/key" \
+    --host-test wrong-layout
+FARO_GPU_SERVERS=$addr FARO_GPU_KEY_FILE=$dir/key LD_BIND_NOW=1 \
+    LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    timeout 20 "$out/gpu_client_layout" >"$dir/layout.out" 2>"$dir/layout.err" &
+client=$!
+if client_ok gpu_client_layout "it hung" "$dir/layout.out" "$dir/layout.err" &&
+        ! grep -q "differs from the program's cubin" "$dir/layout.err"; then
+    echo "FAIL: gpu_client_layout: no message about the differing layout:" >&2
+    cat "$dir/layout.err" >&2
+    failures=$((failures + 1))
+fi
+gpud_stop
+
 [ $failures -eq 0 ] && echo "ok" && exit 0
 exit 1
