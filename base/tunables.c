@@ -30,6 +30,10 @@ const struct faro_tunable_desc faro_tunable_table[FARO_TUN_COUNT] = {
  * Faro's own plumbing, not tunables, so they are never reported as unknown. */
 #define FARO_INTERNAL_PREFIX "FARO_INTERNAL_"
 
+/* The GPU client's key (gpu/client/gpu_tunables.def): known, and not a
+ * tunable, since tunables' values are shown (faro_info, MPI_T). */
+#define FARO_SECRET_KEY "FARO_GPU_KEY"
+
 static long long tun_val[FARO_TUN_COUNT];
 static char *tun_text[FARO_TUN_COUNT]; /* the user's text when set, owned here */
 static unsigned char tun_set[FARO_TUN_COUNT];
@@ -345,6 +349,8 @@ int faro_tunables_load(char *err, size_t errlen)
         const char *eq = strchr(*e, '=');
         size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
         if (strncmp(*e, FARO_INTERNAL_PREFIX, strlen(FARO_INTERNAL_PREFIX)) == 0)
+            continue;
+        if (len == strlen(FARO_SECRET_KEY) && strncmp(*e, FARO_SECRET_KEY, len) == 0)
             continue;
         if (lookup(*e, len) < 0)
             warn_unknown(*e, len);

@@ -23,15 +23,22 @@ static cudaError_t copy_h2d(int dev, uint64_t dst, const void *src, size_t n, cu
     cudaError_t err = faro_cudart_begin_on(dev, &sess);
     if (err != cudaSuccess)
         return err;
-    for (size_t off = 0; off < n && err == cudaSuccess; off += chunk) {
-        size_t len = n - off < chunk ? n - off : chunk;
-        int last = off + len == n;
+    /* every chunk but the last is posted: up to FARO_GPU_DEPTH travel at once */
+    size_t off = 0;
+    for (; n - off > chunk && err == cudaSuccess; off += chunk) {
+        uint64_t a[FARO_GPU_ARGS_MAX] = {dst + off, faro_cudart_handle(stream)};
+        err = faro_cudart_post_locked(sess, FARO_GPU_OP_MEMCPY_H2D, a, (const uint8_t *)src + off,
+                                      chunk);
+    }
+    if (err == cudaSuccess) {
         uint64_t a[FARO_GPU_ARGS_MAX] = {dst + off, faro_cudart_handle(stream)};
         faro_cudart_reply_t r = {0};
         err = faro_cudart_send_locked(sess, FARO_GPU_OP_MEMCPY_H2D, a, NULL,
-                                      (const uint8_t *)src + off, len, last ? FARO_GPU_F_LAST : 0,
-                                      last && sync ? &r : NULL);
+                                      (const uint8_t *)src + off, n - off, FARO_GPU_F_LAST,
+                                      sync ? &r : NULL);
     }
+    if (err == cudaSuccess) /* src may be reused when the call returns */
+        err = faro_cudart_drain_locked(sess);
     faro_cudart_end(sess);
     return err;
 }

@@ -46,6 +46,13 @@ cudaError_t faro_cudart_send_locked(faro_cudart_sess_t *sess, unsigned op, const
                                     const uint32_t *pairs, const void *data, size_t len,
                                     unsigned flags, faro_cudart_reply_t *r);
 void faro_cudart_end(faro_cudart_sess_t *sess);
+/* The pipelined part of a copy (lock held): post_locked sends a one-way
+ * message without waiting for its bytes to leave data, once fewer than
+ * FARO_GPU_DEPTH are in flight; drain_locked waits until all have left (data
+ * is the caller's again). */
+cudaError_t faro_cudart_post_locked(faro_cudart_sess_t *sess, unsigned op, const uint64_t *a,
+                                    const void *data, size_t len);
+cudaError_t faro_cudart_drain_locked(faro_cudart_sess_t *sess);
 /* faro_cudart_call to device dev rather than the thread's current one. */
 cudaError_t faro_cudart_call_on(int dev, unsigned op, const uint64_t *a, const uint32_t *pairs,
                                 const void *data, size_t len, unsigned flags,

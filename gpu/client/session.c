@@ -4,7 +4,8 @@
  * the servers, one session each, and their GPUs (all of a server's, or the
  * one after the slash) make one device list in the order given; the key
  * comes from FARO_GPU_KEY_FILE or FARO_GPU_KEY (one key for all), the copy
- * chunk asked for in HELLO from FARO_GPU_CHUNK.
+ * chunk asked for in HELLO from FARO_GPU_CHUNK, the chunks in flight from
+ * FARO_GPU_DEPTH (both tunables of gpu/client/gpu_tunables.def).
  *
  * A session's channel is used by one thread at a time: the session's lock
  * is held from a request's send to its reply, so requests from several
@@ -28,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/tunables.h"
 #include "gpu/client/remote.h"
 #include "gpu/wire/channel.h"
 
@@ -66,6 +68,7 @@ static struct {
 } devices[MAX_DEVICES];
 static int ndevices;
 static uint32_t chunk_all; /* the smallest granted chunk */
+static unsigned depth_all = 4; /* FARO_GPU_DEPTH: chunks of one copy in flight */
 
 static _Thread_local int thread_device;
 
@@ -122,6 +125,17 @@ static cudaError_t lost_error(faro_cudart_sess_t *S)
     return cudaErrorDevicesUnavailable;
 }
 
+/* A send that failed: the session is lost (the reason comes with its loss). */
+static cudaError_t send_failed(faro_cudart_sess_t *S)
+{
+    if (!S->lost)
+        (void)faro_gpu_chan_poll(S->ch, 0); /* delivers the loss and its reason */
+    S->lost = 1;
+    if (!S->lost_why[0])
+        snprintf(S->lost_why, sizeof S->lost_why, "a send failed");
+    return lost_error(S);
+}
+
 /* Sends one message (caller holds the lock); 0 or the error. */
 static cudaError_t send_locked(faro_cudart_sess_t *S, unsigned op, unsigned flags, uint32_t seq,
                                const uint64_t *a, const uint32_t *pairs, const void *data,
@@ -132,15 +146,49 @@ static cudaError_t send_locked(faro_cudart_sess_t *S, unsigned op, unsigned flag
     if (n < 0)
         return cudaErrorInvalidValue;
     struct faro_gpu_hdr h = {.op = (uint16_t)op, .flags = (uint16_t)flags, .seq = seq};
-    if (S->lost || faro_gpu_chan_send(S->ch, S->peer, &h, args, (size_t)n, data, len) != 0) {
-        if (!S->lost)
-            (void)faro_gpu_chan_poll(S->ch, 0); /* delivers the loss and its reason */
-        S->lost = 1;
-        if (!S->lost_why[0])
-            snprintf(S->lost_why, sizeof S->lost_why, "a send failed");
-        return lost_error(S);
-    }
+    if (S->lost || faro_gpu_chan_send(S->ch, S->peer, &h, args, (size_t)n, data, len) != 0)
+        return send_failed(S);
     return cudaSuccess;
+}
+
+cudaError_t faro_cudart_post_locked(faro_cudart_sess_t *S, unsigned op, const uint64_t *a,
+                                    const void *data, size_t len)
+{
+    uint8_t args[FARO_GPU_ARGS_BYTES];
+    int n = faro_gpu_args_encode(op, 0, a, NULL, args);
+    if (n < 0)
+        return cudaErrorInvalidValue;
+    while (!S->lost && faro_gpu_chan_posted(S->peer) >= depth_all)
+        if (faro_gpu_chan_poll(S->ch, 0) < 0)
+            S->lost = 1;
+    struct faro_gpu_hdr h = {.op = (uint16_t)op, .seq = ++S->seq};
+    if (S->lost || faro_gpu_chan_post(S->ch, S->peer, &h, args, (size_t)n, data, len, NULL,
+                                      NULL) != 0)
+        return send_failed(S);
+    return cudaSuccess;
+}
+
+cudaError_t faro_cudart_drain_locked(faro_cudart_sess_t *S)
+{
+    while (!S->lost && faro_gpu_chan_posted(S->peer) > 0)
+        if (faro_gpu_chan_poll(S->ch, 0) < 0)
+            S->lost = 1;
+    return S->lost ? send_failed(S) : cudaSuccess;
+}
+
+/* At exit each live session says BYE, so the server closes it as orderly
+ * (and logs it so) rather than as a lost connection. A session another
+ * thread is still using is left alone: its connection's close ends it. */
+__attribute__((destructor)) static void say_bye(void)
+{
+    for (int i = 0; i < nsessions; i++) {
+        faro_cudart_sess_t *S = &sessions[i];
+        if (!S->up || S->lost || pthread_mutex_trylock(&S->lock) != 0)
+            continue;
+        uint64_t a[FARO_GPU_ARGS_MAX] = {0};
+        (void)send_locked(S, FARO_GPU_OP_BYE, 0, ++S->seq, a, NULL, NULL, 0);
+        pthread_mutex_unlock(&S->lock);
+    }
 }
 
 /* Waits for the reply to seq (caller holds the lock); timeout_s 0: no limit. */
@@ -293,25 +341,15 @@ static int parse_server(const char *spec, char *hostport, size_t len, int *gpu)
     return 0;
 }
 
-/* FARO_GPU_CHUNK, checked; the default when unset or wrong (with a message). */
-static uint32_t wanted_chunk(void)
+/* The client's tunables (gpu/client/gpu_tunables.def), read once through
+ * base/tunables (no MPI needed): a bad value is said once and its default
+ * used. */
+static void load_tunables(void)
 {
-    const char *c = getenv("FARO_GPU_CHUNK");
-    if (!c || !*c)
-        return FARO_GPU_CHUNK_DEFAULT;
-    char *end;
-    unsigned long v = strtoul(c, &end, 0);
-    if (*end == 'k' || *end == 'K')
-        v <<= 10, end++;
-    else if (*end == 'm' || *end == 'M')
-        v <<= 20, end++;
-    if (*end || v < FARO_GPU_CHUNK_MIN || v > FARO_GPU_CHUNK_MAX) {
-        faro_cudart_msg("FARO_GPU_CHUNK=%s is not a size from %u to %u bytes (k and M "
-                        "suffixes allowed); using %u", c, FARO_GPU_CHUNK_MIN,
-                        FARO_GPU_CHUNK_MAX, FARO_GPU_CHUNK_DEFAULT);
-        return FARO_GPU_CHUNK_DEFAULT;
-    }
-    return (uint32_t)v;
+    char err[512];
+    if (faro_tunables_load(err, sizeof err) != 0)
+        faro_cudart_msg("%s; using its default", err);
+    depth_all = (unsigned)faro_tun_int(FARO_TUN_GPU_DEPTH);
 }
 
 /* HELLO on session S; adds its devices (gpu: only that one, -1: all). */
@@ -319,7 +357,8 @@ static cudaError_t hello(faro_cudart_sess_t *S, int gpu, uint32_t want_chunk)
 {
     char name[64];
     snprintf(name, sizeof name, "faro libcudart pid %ld", (long)getpid());
-    uint64_t a[FARO_GPU_ARGS_MAX] = {FARO_GPU_PROTO_VERSION, FARO_CUDART_VERSION, want_chunk, 0};
+    uint64_t a[FARO_GPU_ARGS_MAX] = {FARO_GPU_PROTO_VERSION, FARO_CUDART_VERSION, want_chunk,
+                                     depth_all};
     faro_cudart_reply_t r = {0};
     pthread_mutex_lock(&S->lock);
     uint32_t seq = ++S->seq;
@@ -411,7 +450,8 @@ static void connect_servers(void)
         connect_result = cudaErrorNoDevice;
         return;
     }
-    uint32_t want_chunk = wanted_chunk();
+    load_tunables();
+    uint32_t want_chunk = (uint32_t)faro_tun_int(FARO_TUN_GPU_CHUNK);
     char list[1024];
     if (strlen(servers) >= sizeof list) {
         faro_cudart_msg("FARO_GPU_SERVERS is longer than %zu characters", sizeof list - 1);

@@ -40,10 +40,13 @@
 typedef struct faro_gpu_be faro_gpu_be_t;       /* a backend instance */
 typedef struct faro_gpu_be_sess faro_gpu_be_sess_t; /* one client session's objects */
 
+#define FARO_GPU_BE_TAGS 16 /* copies in flight per session, at most */
+
 struct faro_gpu_be_opts {
     const int *gpus;          /* --gpus: the devices to show, in order; NULL: all */
     int ngpus;
     const char *host_kernels; /* --host-kernels FILE.so (host backend) */
+    int wrong_layout;         /* --host-test wrong-layout (host backend, tests only) */
 };
 
 struct faro_gpu_be_ops {
@@ -74,6 +77,20 @@ struct faro_gpu_be_ops {
     int (*copy_d2d)(faro_gpu_be_sess_t *s, uint64_t dst, uint64_t src, size_t len,
                     uint64_t stream);
     int (*mem_set)(faro_gpu_be_sess_t *s, uint64_t dst, int value, size_t len, uint64_t stream);
+    /* The pipelined D2H copy (session.c's staging ring): stage_alloc gives
+     * host memory a device can copy into asynchronously (cuda: pinned, by
+     * cuMemHostAlloc; host: malloc), NULL when there is none; it may outlive
+     * the session that asked for it. copy_d2h_start starts copying len bytes
+     * at src into such a buffer on stream, the copy named by tag (below
+     * FARO_GPU_BE_TAGS); copy_d2h_done says 0 once that copy is complete,
+     * FARO_GPU_ERR_NOT_READY before, or its error. cuda copies on the stream
+     * and records an event (the network sends earlier chunks meanwhile);
+     * host copies at once. */
+    void *(*stage_alloc)(faro_gpu_be_t *be, size_t len);
+    void (*stage_free)(faro_gpu_be_t *be, void *p);
+    int (*copy_d2h_start)(faro_gpu_be_sess_t *s, void *dst, uint64_t src, size_t len,
+                          uint64_t stream, unsigned tag);
+    int (*copy_d2h_done)(faro_gpu_be_sess_t *s, unsigned tag);
 
     int (*module_load)(faro_gpu_be_sess_t *s, const uint8_t *image, size_t len,
                        uint64_t *module);

@@ -47,7 +47,7 @@
     X(cuKernelGetAttribute) X(cuLaunchKernel) X(cuStreamCreateWithPriority)                \
     X(cuStreamDestroy) X(cuStreamSynchronize) X(cuStreamQuery) X(cuStreamWaitEvent)        \
     X(cuEventCreate) X(cuEventDestroy) X(cuEventRecord) X(cuEventSynchronize)              \
-    X(cuEventQuery) X(cuEventElapsedTime)
+    X(cuEventQuery) X(cuEventElapsedTime) X(cuMemHostAlloc) X(cuMemFreeHost)
 
 #define CU_DECL(name) __typeof__(name) *name;
 struct cu_fns {
@@ -83,6 +83,8 @@ struct faro_gpu_be_sess {
     faro_gpu_be_t *be;
     int dev;
     struct cobj *objs;
+    CUevent stage_ev[FARO_GPU_BE_TAGS]; /* a staged D2H copy's end, per tag */
+    int stage_ev_dev[FARO_GPU_BE_TAGS]; /* the device it was made on, + 1 (0: none) */
 };
 
 static int cuda_open(faro_gpu_be_t **out, const struct faro_gpu_be_opts *o, char *err,
@@ -270,8 +272,12 @@ static int cuda_device_reset(faro_gpu_be_sess_t *s)
 
 static void cuda_session_close(faro_gpu_be_t *be, faro_gpu_be_sess_t *s)
 {
-    (void)be;
     cuda_device_reset(s);
+    for (unsigned t = 0; t < FARO_GPU_BE_TAGS; t++)
+        if (s->stage_ev_dev[t]) {
+            be->cu.cuCtxSetCurrent(be->ctx[s->stage_ev_dev[t] - 1]);
+            be->cu.cuEventDestroy(s->stage_ev[t]);
+        }
     free(s);
 }
 
@@ -411,6 +417,55 @@ static int cuda_copy_d2h(faro_gpu_be_sess_t *s, void *dst, uint64_t src, size_t 
         return rc ? rc : (int)s->be->cu.cuMemcpyDtoH(dst, src, len);
     rc = (int)s->be->cu.cuMemcpyDtoHAsync(dst, src, len, st);
     return rc ? rc : (int)s->be->cu.cuStreamSynchronize(st);
+}
+
+/* Staging for pipelined D2H copies: pinned, so that cuMemcpyDtoHAsync is
+ * truly asynchronous and PCIe overlaps the network; portable, so that any
+ * device's context may copy into it. */
+static void *cuda_stage_alloc(faro_gpu_be_t *be, size_t len)
+{
+    void *p = NULL;
+    if (be->cu.cuCtxSetCurrent(be->ctx[0]) ||
+        be->cu.cuMemHostAlloc(&p, len, CU_MEMHOSTALLOC_PORTABLE))
+        return NULL;
+    return p;
+}
+
+static void cuda_stage_free(faro_gpu_be_t *be, void *p)
+{
+    be->cu.cuCtxSetCurrent(be->ctx[0]);
+    be->cu.cuMemFreeHost(p);
+}
+
+static int cuda_copy_d2h_start(faro_gpu_be_sess_t *s, void *dst, uint64_t src, size_t len,
+                               uint64_t stream, unsigned tag)
+{
+    CUstream st;
+    int rc = mem_prep(s, stream, &st, 0, src, len);
+    if (rc || tag >= FARO_GPU_BE_TAGS)
+        return rc ? rc : FARO_GPU_ERR_INVALID_VALUE;
+    if (s->stage_ev_dev[tag] != s->dev + 1) { /* an event of the session's device */
+        if (s->stage_ev_dev[tag]) { /* destroyed in the context it was made in */
+            s->be->cu.cuCtxSetCurrent(s->be->ctx[s->stage_ev_dev[tag] - 1]);
+            s->be->cu.cuEventDestroy(s->stage_ev[tag]);
+            if ((rc = cur(s)))
+                return rc;
+        }
+        s->stage_ev_dev[tag] = 0;
+        if ((rc = (int)s->be->cu.cuEventCreate(&s->stage_ev[tag], CU_EVENT_DISABLE_TIMING)))
+            return rc;
+        s->stage_ev_dev[tag] = s->dev + 1;
+    }
+    rc = (int)s->be->cu.cuMemcpyDtoHAsync(dst, src, len, st);
+    return rc ? rc : (int)s->be->cu.cuEventRecord(s->stage_ev[tag], st);
+}
+
+static int cuda_copy_d2h_done(faro_gpu_be_sess_t *s, unsigned tag)
+{
+    if (tag >= FARO_GPU_BE_TAGS || !s->stage_ev_dev[tag])
+        return FARO_GPU_ERR_INVALID_VALUE;
+    int rc = (int)s->be->cu.cuCtxSetCurrent(s->be->ctx[s->stage_ev_dev[tag] - 1]);
+    return rc ? rc : (int)s->be->cu.cuEventQuery(s->stage_ev[tag]);
 }
 
 static int cuda_copy_d2d(faro_gpu_be_sess_t *s, uint64_t dst, uint64_t src, size_t len,
@@ -700,6 +755,10 @@ const struct faro_gpu_be_ops faro_gpu_be_cuda = {
     .mem_info = cuda_mem_info,
     .copy_h2d = cuda_copy_h2d,
     .copy_d2h = cuda_copy_d2h,
+    .stage_alloc = cuda_stage_alloc,
+    .stage_free = cuda_stage_free,
+    .copy_d2h_start = cuda_copy_d2h_start,
+    .copy_d2h_done = cuda_copy_d2h_done,
     .copy_d2d = cuda_copy_d2d,
     .mem_set = cuda_mem_set,
     .module_load = cuda_module_load,

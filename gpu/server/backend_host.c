@@ -57,6 +57,7 @@ struct faro_gpu_be {
     const struct faro_gpu_host_kernel *kernels;
     const struct faro_gpu_host_var *vars;
     int ndev;
+    int wrong_layout;           /* tests only: report every parameter buffer 8 bytes long */
     uint64_t used;              /* bytes allocated, all sessions */
     uint64_t next_addr, next_handle;
 };
@@ -87,6 +88,7 @@ static int host_open(faro_gpu_be_t **out, const struct faro_gpu_be_opts *o, char
     be->ndev = o->ngpus > 0 ? o->ngpus : 1;
     be->next_addr = HOST_ADDR_BASE;
     be->next_handle = 1;
+    be->wrong_layout = o->wrong_layout;
     if (o->host_kernels) {
         if (!(be->dl = dlopen(o->host_kernels, RTLD_NOW | RTLD_LOCAL))) {
             snprintf(err, errlen, "--host-kernels %s: %s", o->host_kernels, dlerror());
@@ -338,6 +340,31 @@ static int host_copy_d2h(faro_gpu_be_sess_t *s, void *dst, uint64_t src, size_t 
     return rc;
 }
 
+static void *host_stage_alloc(faro_gpu_be_t *be, size_t len)
+{
+    (void)be;
+    return malloc(len);
+}
+
+static void host_stage_free(faro_gpu_be_t *be, void *p)
+{
+    (void)be;
+    free(p);
+}
+
+static int host_copy_d2h_start(faro_gpu_be_sess_t *s, void *dst, uint64_t src, size_t len,
+                               uint64_t stream, unsigned tag)
+{
+    (void)tag; /* done at once */
+    return host_copy_d2h(s, dst, src, len, stream);
+}
+
+static int host_copy_d2h_done(faro_gpu_be_sess_t *s, unsigned tag)
+{
+    (void)s, (void)tag;
+    return 0;
+}
+
 static int host_copy_d2d(faro_gpu_be_sess_t *s, uint64_t dst, uint64_t src, size_t len,
                          uint64_t stream)
 {
@@ -446,7 +473,7 @@ static int host_kernel_get(faro_gpu_be_sess_t *s, uint64_t module, const char *n
         params[2 * i + 1] = kp[i].size;
     }
     *nparams = n;
-    *param_bytes = (uint32_t)total;
+    *param_bytes = (uint32_t)total + (s->be->wrong_layout ? 8 : 0);
     *kernel = k->handle;
     return 0;
 }
@@ -628,6 +655,10 @@ const struct faro_gpu_be_ops faro_gpu_be_host = {
     .mem_info = host_mem_info,
     .copy_h2d = host_copy_h2d,
     .copy_d2h = host_copy_d2h,
+    .stage_alloc = host_stage_alloc,
+    .stage_free = host_stage_free,
+    .copy_d2h_start = host_copy_d2h_start,
+    .copy_d2h_done = host_copy_d2h_done,
     .copy_d2d = host_copy_d2d,
     .mem_set = host_mem_set,
     .module_load = host_module_load,

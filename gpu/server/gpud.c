@@ -47,7 +47,9 @@ static void usage(FILE *f)
             "  --send-timeout S    drop a client that takes none of a reply for S seconds\n"
             "                      (default 60), so that it cannot hold the others up\n"
             "  --host-kernels SO   host backend only, for tests: a shared object exporting\n"
-            "                      faro_gpu_host_kernels (gpu/server/host_kernels.h)\n",
+            "                      faro_gpu_host_kernels (gpu/server/host_kernels.h)\n"
+            "  --host-test wrong-layout  host backend only, for tests: report every kernel's\n"
+            "                      parameter buffer 8 bytes longer than its cubin says\n",
             FARO_GPU_DEFAULT_PORT);
 }
 
@@ -145,6 +147,12 @@ int main(int argc, char **argv)
             }
         } else if (!strcmp(a, "--host-kernels")) {
             opts.host_kernels = v;
+        } else if (!strcmp(a, "--host-test")) {
+            if (strcmp(v, "wrong-layout") != 0) {
+                fprintf(stderr, "faro-gpud: --host-test %s: expected wrong-layout\n", v);
+                return 2;
+            }
+            opts.wrong_layout = 1;
         } else {
             fprintf(stderr, "faro-gpud: unknown option %s\n", a);
             usage(stderr);
@@ -161,8 +169,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "faro-gpud: --backend %s: expected cuda or host\n", backend);
         return 2;
     }
-    if (opts.host_kernels && srv.be_ops != &faro_gpu_be_host) {
-        fprintf(stderr, "faro-gpud: --host-kernels goes with --backend host only\n");
+    if ((opts.host_kernels || opts.wrong_layout) && srv.be_ops != &faro_gpu_be_host) {
+        fprintf(stderr, "faro-gpud: --host-kernels and --host-test go with --backend host "
+                "only\n");
         return 2;
     }
     if (faro_gpu_key_load(key_file, "FARO_GPU_KEY", key, &keylen, err, sizeof err) < 0) {
@@ -191,8 +200,8 @@ int main(int argc, char **argv)
     printf("faro-gpud: %s, backend %s, %d device(s)\n", where, srv.be_ops->name,
            srv.be_ops->device_count(srv.be));
     fflush(stdout);
-    while (!stop)
-        if (faro_gpu_chan_poll(srv.ch, 1000) < 0) {
+    while (!stop) /* copies under way: poll without sleeping, their sends move on */
+        if (faro_gpu_chan_poll(srv.ch, gpud_pump(&srv) ? 0 : 1000) < 0) {
             fprintf(stderr, "faro-gpud: the transport failed; exiting\n");
             break;
         }

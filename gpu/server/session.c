@@ -31,15 +31,34 @@ struct gpud_session *gpud_session_new(struct gpud *srv, faro_gpu_peer_t *peer)
         return NULL;
     }
     srv->nsessions++;
+    s->next = srv->sessions;
+    srv->sessions = s;
     return s;
+}
+
+_Static_assert(GPUD_DEPTH_MAX <= FARO_GPU_BE_TAGS, "a slot's copy is named by its index");
+
+static void ring_unref(struct gpud_ring *r)
+{
+    if (--r->refs)
+        return;
+    for (unsigned i = 0; i < r->depth; i++)
+        r->be_ops->stage_free(r->be, r->slot[i].buf);
+    free(r);
 }
 
 void gpud_session_free(struct gpud_session *s)
 {
+    for (struct gpud_session **pp = &s->srv->sessions; *pp; pp = &(*pp)->next)
+        if (*pp == s) {
+            *pp = s->next;
+            break;
+        }
     s->srv->be_ops->session_close(s->srv->be, s->bs);
     s->srv->nsessions--;
     free(s->load.buf);
-    free(s->stage);
+    if (s->ring)
+        ring_unref(s->ring);
     free(s);
 }
 
@@ -92,8 +111,25 @@ static int do_hello(struct gpud_session *s, const struct faro_gpu_msg *m)
     s->chunk = want == 0 ? FARO_GPU_CHUNK_DEFAULT
                : want < FARO_GPU_CHUNK_MIN ? FARO_GPU_CHUNK_MIN
                : want > FARO_GPU_CHUNK_MAX ? FARO_GPU_CHUNK_MAX : want;
-    if (!(s->stage = malloc(s->chunk)))
+    uint32_t depth = (uint32_t)m->a[3];
+    depth = depth == 0 ? GPUD_DEPTH_DEFAULT : depth > GPUD_DEPTH_MAX ? GPUD_DEPTH_MAX : depth;
+    struct gpud_ring *r = calloc(1, sizeof *r);
+    if (r) {
+        r->refs = 1;
+        r->be_ops = srv->be_ops;
+        r->be = srv->be;
+        for (; r->depth < depth; r->depth++) {
+            struct gpud_slot *sl = &r->slot[r->depth];
+            if (!(sl->buf = srv->be_ops->stage_alloc(srv->be, s->chunk)))
+                break;
+            sl->ring = r;
+        }
+    }
+    if (!r || r->depth == 0) {
+        free(r);
         return reply(s, m, FARO_GPU_ERR_MEMORY_ALLOCATION, NULL, NULL, NULL, 0, 0);
+    }
+    s->ring = r;
     s->hello = 1;
     uint64_t a[FARO_GPU_ARGS_MAX] = { FARO_GPU_PROTO_VERSION,
                                       (uint64_t)srv->be_ops->driver_version(srv->be), 13000,
@@ -116,25 +152,125 @@ static int do_props(struct gpud_session *s, const struct faro_gpu_msg *m)
     return reply(s, m, st, a, attrs, data, st ? 0 : 16 + strlen((char *)data + 16), 0);
 }
 
+/* A D2H series: each chunk is copied from the device into a free buffer of
+ * the ring (asynchronously on cuda) and posted once there, without waiting
+ * for the send, so the device, the PCIe bus and the network work on
+ * different chunks at once; at most depth chunks are in flight, which bounds
+ * what a session queues. The loop (gpud_pump) continues the series as
+ * copies finish and sends complete, so a client that stops reading holds up
+ * only itself until the send timeout drops it. */
+static void slot_done(void *arg, int ok)
+{
+    struct gpud_slot *sl = arg;
+    (void)ok; /* a failed connection is reported by its loss */
+    sl->state = SLOT_FREE;
+    ring_unref(sl->ring);
+}
+
+static int d2h_end(struct gpud_session *s, int st)
+{
+    struct faro_gpu_hdr h = { .op = FARO_GPU_OP_MEMCPY_D2H,
+                              .flags = FARO_GPU_F_RESPONSE | FARO_GPU_F_LAST,
+                              .seq = s->d2h.seq, .status = st, .deferred = s->deferred };
+    s->deferred = 0;
+    s->d2h.active = 0;
+    return faro_gpu_chan_post(s->srv->ch, s->peer, &h, NULL, 0, NULL, 0, NULL, NULL);
+}
+
+/* A failed series: its copies still under way finish before their buffers
+ * may be used again. */
+static void d2h_fail(struct gpud_session *s, int st)
+{
+    struct gpud_ring *r = s->ring;
+    for (; r->posted < r->started; r->posted++) {
+        struct gpud_slot *sl = &r->slot[r->posted % r->depth];
+        while (s->srv->be_ops->copy_d2h_done(s->bs, (unsigned)(r->posted % r->depth)) ==
+               FARO_GPU_ERR_NOT_READY)
+            ;
+        sl->state = SLOT_FREE;
+    }
+    (void)d2h_end(s, st); /* after the chunks in flight: the transport keeps order */
+}
+
+/* Start copies into free slots, post the finished ones; 1 while the series
+ * goes on. */
+static int d2h_pump(struct gpud_session *s)
+{
+    struct gpud_d2h *d = &s->d2h;
+    struct gpud_ring *r = s->ring;
+    const struct faro_gpu_be_ops *be = s->srv->be_ops;
+    while (d->active && d->off < d->size) {
+        unsigned i = (unsigned)(r->started % r->depth);
+        struct gpud_slot *sl = &r->slot[i];
+        if (sl->state != SLOT_FREE)
+            break;
+        sl->off = d->off;
+        sl->len = d->size - d->off < s->chunk ? (size_t)(d->size - d->off) : s->chunk;
+        int st = be->copy_d2h_start(s->bs, sl->buf, d->src + sl->off, sl->len, d->stream, i);
+        if (st) {
+            d2h_fail(s, st);
+            return 0;
+        }
+        sl->state = SLOT_COPYING;
+        r->started++;
+        d->off += sl->len;
+    }
+    while (d->active && r->posted < r->started) {
+        unsigned i = (unsigned)(r->posted % r->depth);
+        struct gpud_slot *sl = &r->slot[i];
+        int st = be->copy_d2h_done(s->bs, i);
+        if (st == FARO_GPU_ERR_NOT_READY)
+            break;
+        if (st) {
+            d2h_fail(s, st);
+            return 0;
+        }
+        uint8_t args[FARO_GPU_ARGS_BYTES];
+        uint64_t a[FARO_GPU_ARGS_MAX] = { sl->off };
+        int alen = faro_gpu_args_encode(FARO_GPU_OP_MEMCPY_D2H, 1, a, NULL, args);
+        int last = sl->off + sl->len == d->size;
+        struct faro_gpu_hdr h = { .op = FARO_GPU_OP_MEMCPY_D2H,
+                                  .flags = FARO_GPU_F_RESPONSE | (last ? FARO_GPU_F_LAST : 0),
+                                  .seq = d->seq, .deferred = last ? s->deferred : 0 };
+        sl->state = SLOT_SENDING;
+        r->refs++;
+        r->posted++;
+        if (last) {
+            s->deferred = 0;
+            d->active = 0;
+        }
+        if (alen < 0 || faro_gpu_chan_post(s->srv->ch, s->peer, &h, args, (size_t)alen, sl->buf,
+                                           sl->len, slot_done, sl) < 0) {
+            sl->state = SLOT_FREE;
+            r->refs--;
+            d->active = 0; /* the client is gone: its loss ends the session */
+            return 0;
+        }
+    }
+    return d->active;
+}
+
 static int do_d2h(struct gpud_session *s, const struct faro_gpu_msg *m)
 {
-    const struct faro_gpu_be_ops *be = s->srv->be_ops;
-    uint64_t src = m->a[0], size = m->a[1], stream = m->a[2];
-    uint64_t a[FARO_GPU_ARGS_MAX] = { 0 };
     if (s->sticky)
         return reply(s, m, s->sticky, NULL, NULL, NULL, 0, FARO_GPU_F_LAST);
-    for (uint64_t off = 0;;) {
-        size_t n = size - off < s->chunk ? (size_t)(size - off) : s->chunk;
-        int st = be->copy_d2h(s->bs, s->stage, src + off, n, stream);
-        if (st)
-            return reply(s, m, st, NULL, NULL, NULL, 0, FARO_GPU_F_LAST);
-        a[0] = off;
-        off += n;
-        if (reply(s, m, 0, a, NULL, s->stage, n, off == size ? FARO_GPU_F_LAST : 0) < 0)
-            return 0; /* the client is gone: its loss ends the session */
-        if (off == size)
-            return 0;
+    s->d2h = (struct gpud_d2h){ .active = 1, .seq = m->h.seq, .src = m->a[0],
+                                .size = m->a[1], .stream = m->a[2] };
+    if (s->d2h.size == 0) {
+        (void)d2h_end(s, 0);
+        return 0;
     }
+    (void)d2h_pump(s);
+    return 0;
+}
+
+int gpud_pump(struct gpud *srv)
+{
+    int n = 0;
+    for (struct gpud_session *s = srv->sessions; s; s = s->next)
+        if (s->d2h.active)
+            n += d2h_pump(s);
+    return n;
 }
 
 static int do_module_load(struct gpud_session *s, const struct faro_gpu_msg *m, int *st,
@@ -165,6 +301,9 @@ static int do_module_load(struct gpud_session *s, const struct faro_gpu_msg *m, 
     if (l->got != l->total)
         return proto_error(s, "%s", "MODULE_LOAD ended before its image was complete");
     *st = s->srv->be_ops->module_load(s->bs, l->buf, l->total, &a[0]);
+    fprintf(stderr, "faro-gpud: %s: module image %llu loaded (%llu bytes)%s\n", s->name,
+            (unsigned long long)l->client_id, (unsigned long long)l->total,
+            *st ? ": refused by the backend" : "");
     free(l->buf);
     memset(l, 0, sizeof *l);
     return 0;
@@ -188,6 +327,12 @@ int gpud_session_message(struct gpud_session *s, const struct faro_gpu_msg *m)
 
     if (m->h.flags & FARO_GPU_F_RESPONSE)
         return proto_error(s, "%s", "sent a reply to the server");
+    /* A client waits for its D2H series before it sends again (the session
+     * lock of gpu/client); one that does not is served in order, its series
+     * finished first (bounded by the send timeout). */
+    while (s->d2h.active && faro_gpu_chan_peer_ok(s->peer))
+        if (!d2h_pump(s) || faro_gpu_chan_poll(s->srv->ch, 1) < 0)
+            break;
     if (!s->hello) {
         if (m->h.op != FARO_GPU_OP_HELLO)
             return proto_error(s, "%s", "first message is not HELLO");

@@ -37,6 +37,9 @@ struct faro_gpu_peer {
     unsigned num;           /* this channel's count of peers, for names */
     int dropped;            /* dropped; freed when the transport reports its loss */
     int send_state;         /* the send under way: 0 waiting, 1 done, -1 failed */
+    unsigned posted;        /* faro_gpu_chan_post sends not yet done */
+    double post_moved;      /* when one of them last completed (or the first was posted) */
+    int freed;              /* off the list; freed by the last posted send's completion */
     uint8_t *placed;        /* the buffer place() gave for the message arriving now */
     size_t placed_len;
     struct faro_gpu_peer *next;
@@ -159,6 +162,28 @@ static void chan_ep_lost(void *core, void *ctx, int orderly, const char *why)
     ev_push(ch, e);
 }
 
+/* A message posted without waiting: its args live here until done. */
+struct post {
+    faro_gpu_peer_t *peer;
+    void (*done)(void *arg, int ok);
+    void *arg;
+    uint8_t args[FARO_GPU_ARGS_BYTES];
+};
+
+static double mono_s(void);
+
+static void post_done(void *arg, int status)
+{
+    struct post *p = arg;
+    faro_gpu_peer_t *peer = p->peer;
+    peer->post_moved = mono_s();
+    if (--peer->posted == 0 && peer->freed)
+        free(peer);
+    if (p->done)
+        p->done(p->arg, status >= 0);
+    free(p);
+}
+
 static void peer_free_events(faro_gpu_chan_t *ch, faro_gpu_peer_t *p)
 {
     struct ev **ep = &ch->head;
@@ -185,7 +210,11 @@ static void peer_free(faro_gpu_chan_t *ch, faro_gpu_peer_t *p)
         }
     peer_free_events(ch, p);
     free(p->placed);
-    free(p);
+    p->placed = NULL;
+    if (p->posted) /* the transport still holds sends whose completion names it */
+        p->freed = 1;
+    else
+        free(p);
 }
 
 static int chan_open(faro_gpu_chan_t **out, const struct faro_gpu_chan_cb *cb, void *owner,
@@ -371,11 +400,28 @@ static int chan_dispatch(faro_gpu_chan_t *ch)
     return n;
 }
 
+static void peer_stalled(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer);
+
+/* Posted sends that have not moved for the send timeout: their peer stalls
+ * (the rule chan_isend_wait applies to a send it waits for). */
+static void check_posted(faro_gpu_chan_t *ch)
+{
+    double now = 0;
+    for (faro_gpu_peer_t *p = ch->peers; p; p = p->next)
+        if (p->posted && !p->dropped) {
+            if (now == 0)
+                now = mono_s();
+            if (now - p->post_moved > ch->send_timeout)
+                peer_stalled(ch, p);
+        }
+}
+
 int faro_gpu_chan_poll(faro_gpu_chan_t *ch, int timeout_ms)
 {
     int rc = ch->ops->progress(ch->tp);
     if (rc < 0)
         return -1;
+    check_posted(ch);
     if (!ch->head && rc == 0 && timeout_ms != 0) {
         int fd;
         if (ch->ops->wait_fd(ch->tp, &fd) == FARO_TP_OK) {
@@ -475,6 +521,56 @@ int faro_gpu_chan_send(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer, const struct 
     if (len)
         iov[n++] = (struct iovec){ .iov_base = (void *)data, .iov_len = len };
     return chan_isend_wait(ch, peer, hdr, sizeof hdr, iov, n);
+}
+
+int faro_gpu_chan_post(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer, const struct faro_gpu_hdr *h,
+                       const uint8_t *args, size_t args_len, const void *data, size_t len,
+                       void (*done)(void *arg, int ok), void *arg)
+{
+    uint8_t hdr[FARO_GPU_HDR_SIZE];
+    struct faro_gpu_hdr hh = *h;
+    struct iovec iov[2];
+    int n = 0;
+    struct post *p;
+
+    if (peer->dropped || args_len > FARO_GPU_ARGS_BYTES || !(p = malloc(sizeof *p)))
+        return -1;
+    p->peer = peer;
+    p->done = done;
+    p->arg = arg;
+    hh.args_len = (uint32_t)args_len;
+    faro_gpu_hdr_encode(&hh, hdr);
+    if (args_len) {
+        memcpy(p->args, args, args_len);
+        iov[n++] = (struct iovec){ .iov_base = p->args, .iov_len = args_len };
+    }
+    if (len)
+        iov[n++] = (struct iovec){ .iov_base = (void *)data, .iov_len = len };
+    if (!peer->posted)
+        peer->post_moved = mono_s();
+    peer->posted++;
+    int rc = ch->ops->isend(ch->tp, peer->ep, FARO_GPU_TP_KIND, hdr, sizeof hdr, iov, n,
+                            post_done, p);
+    if (rc == FARO_TP_DONE) {
+        post_done(p, 0);
+        return 0;
+    }
+    if (rc != FARO_TP_OK) {
+        peer->posted--;
+        free(p);
+        return -1;
+    }
+    return 0;
+}
+
+unsigned faro_gpu_chan_posted(const faro_gpu_peer_t *peer)
+{
+    return peer->posted;
+}
+
+int faro_gpu_chan_peer_ok(const faro_gpu_peer_t *peer)
+{
+    return !peer->dropped;
 }
 
 int faro_gpu_chan_send_raw(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer, const void *hdr,

@@ -75,6 +75,22 @@ int faro_gpu_chan_connect(const char *hostport, const uint8_t *key, size_t keyle
 int faro_gpu_chan_send(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer, const struct faro_gpu_hdr *h,
                        const uint8_t *args, size_t args_len, const void *data, size_t len);
 
+/* Post one message without waiting (the pipelined copies): header and
+ * args are copied, data belongs to the transport until done(arg, ok) runs,
+ * which it does exactly once, from a later poll or send (or at once, before
+ * this returns, when the transport took the bytes during the call); ok is 0
+ * when the connection failed. A peer whose posted sends make no progress for
+ * the send timeout is dropped as a stuck send's is (`lost` follows at a
+ * poll); its data stays the transport's until the connection fails or the
+ * channel closes. 0, or -1 (nothing posted, done never runs). */
+int faro_gpu_chan_post(faro_gpu_chan_t *ch, faro_gpu_peer_t *peer, const struct faro_gpu_hdr *h,
+                       const uint8_t *args, size_t args_len, const void *data, size_t len,
+                       void (*done)(void *arg, int ok), void *arg);
+/* How many of peer's posted sends are not done yet. */
+unsigned faro_gpu_chan_posted(const faro_gpu_peer_t *peer);
+/* 0 once the peer was dropped (stalled, malformed): its loss is on the way. */
+int faro_gpu_chan_peer_ok(const faro_gpu_peer_t *peer);
+
 /* How long a send may wait for its peer to take the bytes (seconds). */
 void faro_gpu_chan_set_send_timeout(faro_gpu_chan_t *ch, double seconds);
 

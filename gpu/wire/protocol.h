@@ -32,7 +32,11 @@
  * stream, event) is an opaque u64 the server gave; the client never
  * dereferences it (device pointers are compared and offset by the client: a
  * pointer inside an allocation is base + offset, and the server accepts it).
- * Stream handle 0 is the device's default (legacy) stream.
+ * Stream handle 0 is the device's default (legacy) stream. The values 1 and
+ * 2 are CUDA's cudaStreamLegacy and cudaStreamPerThread: the client maps
+ * them to 0 before they reach the wire, and a server never hands them out
+ * as a created stream's handle (both backends make handles kind << 56 | n,
+ * n >= 1), so a client can never confuse a created stream with them.
  *
  * Header (24 bytes):
  *   off  0  u16 op        FARO_GPU_OP_*
@@ -96,13 +100,22 @@
  * copy is synchronous. MEMCPY_D2H: one request; the server answers with
  * data messages (op MEMCPY_D2H, F_RESPONSE, same seq), each chunk's offset in
  * args, the last with F_LAST and the status. A failing D2H sends one F_LAST
- * reply with the error and no data. MODULE_LOAD chunks an image likewise.
+ * reply with the error and no data (possibly after chunks already sent).
+ * The server pipelines a series: it reads the next chunk from the device
+ * while up to HELLO's depth earlier ones travel, and never waits for one
+ * client's sends (a client that stops reading is dropped after the server's
+ * send timeout, the others go on meanwhile). A client sends nothing else on
+ * the session until the F_LAST reply came (if it does, the server finishes
+ * the series first). MODULE_LOAD chunks an image likewise.
  *
  * Ops, args (offsets in bytes) and data
  * -------------------------------------
  *  HELLO            req  0 u32 proto_version, 4 u32 client_runtime_version
  *                        (CUDA numbering: 13000), 8 u32 chunk (wanted),
- *                        12 u32 flags (0); data: client name (for logs)
+ *                        12 u32 depth (MEMCPY_D2H chunks the server may have
+ *                        in flight at once, 1..16; 0, what clients before it
+ *                        send, takes the server's default, 4); data: client
+ *                        name (for logs)
  *                   rep  0 u32 proto_version, 4 u32 driver_version (the GPU
  *                        driver's, cuDriverGetVersion; the host backend says
  *                        13000), 8 u32 server_runtime_version, 12 u32 chunk

@@ -1,5 +1,6 @@
 /*
  * Host implementations of tests/gpu/cuda/gpu_client_vectoradd.cu's kernels
+ * (and gpu_client_lostwait.cu's slowKernel)
  * for faro-gpud's host backend (--host-kernels; gpu/server/host_kernels.h),
  * used by tests/gpu/gpu_client_e2e.sh. Parameters are read at the offsets
  * the cubin gives (pointers at 0, 8, 16, int at 24); a pointer outside the
@@ -8,6 +9,7 @@
  */
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include "gpu/server/host_kernels.h"
 #include "gpu/wire/protocol.h"
@@ -45,8 +47,24 @@ static int vector_add(struct faro_gpu_host_ctx *c, const uint8_t *p, size_t len,
     return 0;
 }
 
+/* slowKernel(int ms) of gpu_client_lostwait.cu: takes ms milliseconds, so
+ * that the test can kill the server while the client waits */
+static int slow_kernel(struct faro_gpu_host_ctx *c, const uint8_t *p, size_t len,
+                       const uint32_t grid[3], const uint32_t block[3])
+{
+    int32_t ms;
+    (void)c, (void)grid, (void)block;
+    if (len != 4)
+        return FARO_GPU_ERR_INVALID_VALUE;
+    memcpy(&ms, p, 4);
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    nanosleep(&ts, NULL);
+    return 0;
+}
+
 const struct faro_gpu_host_kernel faro_gpu_host_kernels[] = {
     { "_Z9vectorAddPKfS0_Pfi", vector_add },
+    { "_Z10slowKerneli", slow_kernel },
     { NULL, NULL },
 };
 

@@ -23,8 +23,13 @@
  *             (prints "copying" once started): the test kills it mid-copy
  *   stall     HELLO, MALLOC 64 MiB, asks for all of it back and never reads
  *             (prints "stalling"): the server must drop it, not wait forever
- *   bw MiB    copies MiB both ways (chunk: FARO_GPU_CHUNK bytes, default 1m) and
- *             prints the rates: a measure of the wire path, not a test
+ *   bw SIZE   copies SIZE bytes (k, m suffixes) both ways through the server,
+ *             chunks of FARO_GPU_CHUNK (default 1m), FARO_GPU_DEPTH (default
+ *             4) in flight, and prints the medians of 5 rounds: a measure
+ *             of the wire path, not a test
+ *   raw SIZE  (no server: the last argument is ignored) the transport alone
+ *             between this process and a child, SIZE bytes in the same
+ *             chunks and depth, for comparison with bw
  *   kernel F  loads fatbin F (tests/gpu/cuda/gpucore_kernels.cu) in chunks,
  *             checks the kernels' parameter layouts, launches them (host
  *             kernels from tests/gpu/gpucore_host_kernels.c) and checks the
@@ -36,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -480,25 +486,161 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-static int bw(uint64_t mib)
+static unsigned depth = 4; /* bw, raw: FARO_GPU_DEPTH */
+#define BW_ROUNDS 5
+
+/* H2D as Faro's client does it: chunks posted, at most depth in flight. */
+static void h2d_pipelined(uint64_t dst, const uint8_t *src, uint64_t size)
 {
-    uint64_t size = mib << 20, a[FARO_GPU_ARGS_MAX] = { size };
+    uint64_t off = 0, a[FARO_GPU_ARGS_MAX] = { 0 };
+    uint8_t args[FARO_GPU_ARGS_BYTES];
+    for (; size - off > CHUNK; off += CHUNK) {
+        while (faro_gpu_chan_posted(peer) >= depth && !lost)
+            faro_gpu_chan_poll(ch, 0);
+        a[0] = dst + off;
+        int alen = faro_gpu_args_encode(FARO_GPU_OP_MEMCPY_H2D, 0, a, NULL, args);
+        struct faro_gpu_hdr h = { .op = FARO_GPU_OP_MEMCPY_H2D, .seq = ++seq };
+        if (faro_gpu_chan_post(ch, peer, &h, args, (size_t)alen, src + off, CHUNK, NULL,
+                               NULL) < 0)
+            fail("cannot post %s", "MEMCPY_H2D");
+    }
+    a[0] = dst + off;
+    if (call(FARO_GPU_OP_MEMCPY_H2D, FARO_GPU_F_LAST | FARO_GPU_F_REPLY, a, src + off,
+             size - off))
+        fail("MEMCPY_H2D failed (%s)", "status != 0");
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    return t[n / 2];
+}
+
+/* "64k", "256m", "1048576" */
+static uint64_t parse_size(const char *s)
+{
+    char *end;
+    uint64_t v = strtoull(s, &end, 10);
+    return *end == 'k' ? v << 10 : *end == 'm' ? v << 20 : v;
+}
+
+static int bw(uint64_t size)
+{
+    uint64_t a[FARO_GPU_ARGS_MAX] = { size };
     uint8_t *buf = malloc(size);
-    hello();
+    double th[BW_ROUNDS], td[BW_ROUNDS];
+    uint64_t hl[FARO_GPU_ARGS_MAX] = { FARO_GPU_PROTO_VERSION, 13000, CHUNK, depth };
+    if (call(FARO_GPU_OP_HELLO, FARO_GPU_F_REPLY, hl, "gpu_wire_client", 15))
+        fail("HELLO refused with status %s", "!= 0");
     if (!buf || call(FARO_GPU_OP_MALLOC, FARO_GPU_F_REPLY, a, NULL, 0))
         fail("MALLOC of %s failed", "the buffer");
     uint64_t d = want.a[0];
     fill(buf, size, 1);
-    h2d(d, buf, size); /* warm-up: first touch of the server's pages */
-    double t0 = now_s();
-    h2d(d, buf, size);
-    double t1 = now_s();
+    h2d_pipelined(d, buf, size); /* warm-up: first touch of the server's pages */
     d2h(buf, d, size);
-    double t2 = now_s();
-    printf("gpu_wire_client: bw: %llu MiB in %u-byte chunks: H2D %.0f MB/s, D2H %.0f MB/s\n",
-           (unsigned long long)mib, chunk, size / (t1 - t0) / 1e6, size / (t2 - t1) / 1e6);
+    for (int r = 0; r < BW_ROUNDS; r++) {
+        double t0 = now_s();
+        h2d_pipelined(d, buf, size);
+        double t1 = now_s();
+        d2h(buf, d, size);
+        th[r] = t1 - t0;
+        td[r] = now_s() - t1;
+    }
+    printf("gpu_wire_client: bw: %llu bytes, chunk %u, depth %u: H2D %.0f MB/s, D2H %.0f MB/s "
+           "(medians of %d)\n", (unsigned long long)size, chunk, depth,
+           size / median(th, BW_ROUNDS) / 1e6, size / median(td, BW_ROUNDS) / 1e6, BW_ROUNDS);
     call(FARO_GPU_OP_BYE, 0, a, NULL, 0);
     return 0;
+}
+
+/* raw: the transport alone between two processes, for comparison with bw:
+ * this process listens on a channel (no faro-gpud, no backend), a child
+ * connects and sends size bytes in chunk-sized one-way messages, depth in
+ * flight, the last asking for an empty answer; medians of BW_ROUNDS. */
+static faro_gpu_peer_t *raw_peer;
+static int raw_acked;
+
+static void raw_sink(void *owner, void *ctx, faro_gpu_peer_t *p, const struct faro_gpu_msg *m)
+{
+    (void)owner, (void)ctx;
+    if (m->h.flags & FARO_GPU_F_RESPONSE) { /* the sender: an answer came */
+        raw_acked = 1;
+        return;
+    }
+    if (!(m->h.flags & FARO_GPU_F_LAST))
+        return;
+    struct faro_gpu_hdr h = { .op = m->h.op, .flags = FARO_GPU_F_RESPONSE, .seq = m->h.seq };
+    faro_gpu_chan_send(ch, p, &h, NULL, 0, NULL, 0);
+}
+
+static void *raw_accepted(void *owner, faro_gpu_peer_t *p)
+{
+    (void)owner;
+    raw_peer = p;
+    return p;
+}
+
+static int raw(uint64_t size)
+{
+    static const uint8_t key[] = "gpu_wire_client raw";
+    struct faro_gpu_chan_cb rcb = { .accepted = raw_accepted, .message = raw_sink,
+                                    .lost = on_lost };
+    char where[256], err[512];
+    if (faro_gpu_chan_listen("127.0.0.1:0", key, sizeof key, &rcb, NULL, &ch, where,
+                             sizeof where, err, sizeof err) < 0)
+        fail("raw: listen: %s", err);
+    const char *colon = strrchr(strtok(where + strlen("listening on "), " "), ':');
+    char addr[64];
+    snprintf(addr, sizeof addr, "127.0.0.1:%s", colon + 1);
+    pid_t child = fork();
+    if (child == 0) {
+        faro_gpu_chan_close(ch); /* the listener stays the parent's */
+        uint8_t *buf = calloc(1, size);
+        double t[BW_ROUNDS];
+        uint64_t a[FARO_GPU_ARGS_MAX] = { 0 };
+        uint8_t args[FARO_GPU_ARGS_BYTES];
+        int alen = faro_gpu_args_encode(FARO_GPU_OP_MEMCPY_H2D, 0, a, NULL, args);
+        if (!buf || faro_gpu_chan_connect(addr, key, sizeof key, &rcb, NULL, NULL, &ch, &peer,
+                                          err, sizeof err) < 0)
+            fail("raw: connect: %s", err);
+        for (int r = -1; r < BW_ROUNDS; r++) { /* round -1: warm-up */
+            double t0 = now_s();
+            for (uint64_t off = 0; off < size; off += CHUNK) {
+                uint64_t n = size - off < CHUNK ? size - off : CHUNK;
+                int last = off + n == size;
+                while (faro_gpu_chan_posted(peer) >= depth && !lost)
+                    faro_gpu_chan_poll(ch, 0);
+                struct faro_gpu_hdr h = { .op = FARO_GPU_OP_MEMCPY_H2D, .seq = ++seq,
+                                          .flags = last ? FARO_GPU_F_LAST : 0 };
+                if (faro_gpu_chan_post(ch, peer, &h, args, (size_t)alen, buf + off, n, NULL,
+                                       NULL) < 0)
+                    fail("raw: %s", "a send failed");
+            }
+            raw_acked = 0;
+            while (!raw_acked && !lost)
+                faro_gpu_chan_poll(ch, 0);
+            if (lost)
+                fail("raw: %s", lost_why);
+            if (r >= 0)
+                t[r] = now_s() - t0;
+        }
+        printf("gpu_wire_client: raw: %llu bytes, chunk %u, depth %u: %.0f MB/s "
+               "(median of %d)\n", (unsigned long long)size, chunk, depth,
+               size / median(t, BW_ROUNDS) / 1e6, BW_ROUNDS);
+        fflush(stdout);
+        _exit(0);
+    }
+    int status = 0;
+    while (waitpid(child, &status, WNOHANG) == 0)
+        faro_gpu_chan_poll(ch, 10);
+    faro_gpu_chan_close(ch);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
 _Noreturn static void stall(void)
@@ -534,11 +676,19 @@ _Noreturn static void hold(void)
 
 int main(int argc, char **argv)
 {
+    const char *c = getenv("FARO_GPU_CHUNK"), *dp = getenv("FARO_GPU_DEPTH");
+    if (argc == 4 && (!strcmp(argv[1], "bw") || !strcmp(argv[1], "raw"))) {
+        chunk = c ? (uint32_t)parse_size(c) : 1u << 20;
+        depth = dp ? (unsigned)atoi(dp) : 4;
+    }
+    if (argc == 4 && !strcmp(argv[1], "raw"))
+        return raw(parse_size(argv[2]));
     uint8_t key[FARO_GPU_KEY_MAX];
     size_t keylen;
     char err[512];
 
-    if (argc != 3 && !(argc == 4 && (!strcmp(argv[1], "kernel") || !strcmp(argv[1], "bw")))) {
+    if (argc != 3 && !(argc == 4 && (!strcmp(argv[1], "kernel") || !strcmp(argv[1], "bw") ||
+                                      !strcmp(argv[1], "raw")))) {
         fprintf(stderr, "usage: gpu_wire_client basic|busy|refused|garbage[0-2]|hold|"
                 "kernel FATBIN|bw MIB HOST:PORT\n");
         return 2;
@@ -556,11 +706,8 @@ int main(int argc, char **argv)
         return refused();
     if (!strncmp(argv[1], "garbage", 7))
         return garbage(atoi(argv[1] + 7));
-    if (!strcmp(argv[1], "bw")) {
-        const char *c = getenv("FARO_GPU_CHUNK");
-        chunk = c ? (uint32_t)strtoul(c, NULL, 0) : 1u << 20;
-        return bw(strtoull(argv[2], NULL, 10));
-    }
+    if (!strcmp(argv[1], "bw"))
+        return bw(parse_size(argv[2]));
     if (!strcmp(argv[1], "version"))
         return version();
     if (!strcmp(argv[1], "kernel"))

@@ -53,6 +53,9 @@ static void usage(FILE *out)
           "      --mpit        the MPI_T control and performance variables, by category\n"
           "      --prefix      the directory Faro is installed in (FARO_PREFIX, else where\n"
           "                    this program is, else the configured prefix)\n"
+          "      --gpu         the GPU offload layer: built or not, where its client\n"
+          "                    library (libcudart.so.13) and faro-gpud are, how to run a\n"
+          "                    CUDA program with them; exit 1 when it is not built\n"
           "      --map -n N [--map-by X] [--bind-to Y] [--cpus-per-rank K] [--topology SPEC]\n"
           "                    [--nic NAME]\n"
           "                    print the placement N ranks of one node would get, one line\n"
@@ -385,6 +388,31 @@ static void show_tunables(int long_desc)
     }
 }
 
+/* --gpu: where the GPU offload layer's pieces are installed (docs/gpu.md). */
+static int show_gpu(const struct faro_info_paths *paths)
+{
+#ifdef FARO_HAVE_GPU
+    char lib[PATH_MAX + 32], gpud[PATH_MAX + 32];
+    snprintf(lib, sizeof lib, "%s/libcudart.so.13", paths->gpulibdir);
+    snprintf(gpud, sizeof gpud, "%s/faro-gpud", paths->bindir);
+    printf("GPU offload: %s\n", FARO_GPU_NOTE);
+    printf("  client library: %s%s\n", lib,
+           access(lib, R_OK) == 0 ? "" : " (not there: not installed yet?)");
+    printf("  server:         %s%s\n", gpud,
+           access(gpud, X_OK) == 0 ? "" : " (not there: not installed yet?)");
+    printf("  run a CUDA program built with nvcc -cudart shared (faro-gpu(7)):\n"
+           "    LD_LIBRARY_PATH=%s FARO_GPU_SERVERS=HOST[:PORT] FARO_GPU_KEY_FILE=FILE PROGRAM\n"
+           "  tunables: FARO_GPU_SERVERS, FARO_GPU_KEY_FILE, FARO_GPU_CHUNK, FARO_GPU_DEPTH\n"
+           "  (faro_info --tunables); the key may also come from FARO_GPU_KEY\n",
+           paths->gpulibdir);
+    return fflush(stdout) == 0 ? 0 : 1;
+#else
+    (void)paths;
+    printf("GPU offload: %s\n", FARO_GPU_NOTE);
+    return 1;
+#endif
+}
+
 /* --map: the placement table, computed exactly as MPI_Init would. */
 static int show_map(int nranks, const char *map_by, const char *bind_to, const char *cpr_text,
                     const char *topology, const char *nic)
@@ -441,7 +469,7 @@ static int show_map(int nranks, const char *map_by, const char *bind_to, const c
 int main(int argc, char **argv)
 {
     int what = 0, all = 0, man = 0, map = 0, nranks = 0, coll = 0, parsable = 0, prefix = 0;
-    int mpit = 0;
+    int mpit = 0, gpu = 0;
     const char *map_opt[5] = {NULL}; /* map-by, bind-to, cpus-per-rank, topology, nic */
     static const char *const map_opt_names[5] = {"--map-by", "--bind-to", "--cpus-per-rank",
                                                  "--topology", "--nic"};
@@ -489,6 +517,8 @@ int main(int argc, char **argv)
             prefix = 1;
         else if (!strcmp(a, "--mpit"))
             mpit = 1;
+        else if (!strcmp(a, "--gpu"))
+            gpu = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
             return 0;
@@ -497,7 +527,7 @@ int main(int argc, char **argv)
             return 0;
         } else {
             fprintf(stderr, "faro_info: unknown option '%s'; allowed: --all, --tunables, "
-                            "--transports, --network, --pmi, --man, --coll, --parsable, --prefix, --mpit, "
+                            "--transports, --network, --pmi, --man, --coll, --parsable, --prefix, --mpit, --gpu, "
                             "--map (with -n, --map-by, --bind-to, --cpus-per-rank, --topology, "
                             "--nic), --help, --version\n", a);
             return 2;
@@ -566,12 +596,14 @@ int main(int argc, char **argv)
     }
 
     struct faro_info_paths paths;
-    if ((what & SHOW_VERSION) || parsable) {
+    if ((what & SHOW_VERSION) || parsable || gpu) {
         if (faro_info_paths(&paths, err, sizeof err) != 0) {
             faro_error("%s", err);
             return 1;
         }
     }
+    if (gpu)
+        return show_gpu(&paths);
     if (parsable) {
         int rc = faro_info_parsable(&paths);
         return reach[0] ? (faro_error("%s", reach), 1) : rc;

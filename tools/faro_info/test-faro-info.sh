@@ -175,6 +175,20 @@ echo "$out" | grep -qxF "path:prefix:$p" || fail "--prefix ($p) differs from --p
 "$info" | grep -qF "  prefix:        $p (from " || fail "the version section does not show the prefix"
 "$info" | grep -q "^  configured:    " || fail "the version section does not show the configure arguments"
 
+# --gpu says where the GPU client library is (issue 16), or that the layer is
+# not built (exit 1).
+g=$("$info" --gpu); rc=$?
+if echo "$out" | grep -qx "gpu:yes"; then
+    d=$(echo "$out" | sed -n 's/^path:gpulibdir://p')
+    [ $rc -eq 0 ] || fail "--gpu exited $rc with the GPU layer built"
+    echo "$g" | grep -qF "client library: $d/libcudart.so.13" ||
+        fail "--gpu does not name $d/libcudart.so.13: $g"
+    echo "$g" | grep -qF "LD_LIBRARY_PATH=$d " || fail "--gpu does not say how to run a program: $g"
+else
+    [ $rc -eq 1 ] && echo "$g" | grep -q "^GPU offload: " ||
+        fail "--gpu without the GPU layer: exit $rc, output: $g"
+fi
+
 if [ -f man/faro-tunables.7 ]; then
     "$info" --man | cmp -s - man/faro-tunables.7 || fail "--man differs from man/faro-tunables.7"
 fi
