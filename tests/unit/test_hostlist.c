@@ -204,8 +204,12 @@ START_TEST(test_map)
     ck_assert_int_eq(mpx_map_parse("core", &pol, &ppn, err, sizeof err), 0);
     ck_assert_int_eq(mpx_map_parse("socket:span", &pol, &ppn, err, sizeof err), 0);
     ck_assert_int_eq(mpx_map_parse("ppr:0:node", &pol, &ppn, err, sizeof err), -1);
-    ck_assert_ptr_nonnull(strstr(err, "ppr:N:node"));
-    ck_assert_int_eq(mpx_map_parse("ppr:2:socket", &pol, &ppn, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "ppr:N:RESOURCE"));
+    ck_assert_int_eq(mpx_map_parse("ppr:2:rack", &pol, &ppn, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "numa"));
+    /* per socket, NUMA node, L3 or core the library maps on each host (2) */
+    ck_assert_int_eq(mpx_map_parse("ppr:2:socket", &pol, &ppn, err, sizeof err), 2);
+    ck_assert_int_eq(mpx_map_parse("ppr:1:core", &pol, &ppn, err, sizeof err), 2);
 }
 END_TEST
 
