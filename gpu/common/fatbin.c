@@ -13,6 +13,8 @@
 
 #include "gpu/common/fatbin.h"
 
+#include "base/le.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,21 +24,6 @@
 #ifdef FARO_HAVE_LZ4
 #include <lz4.h>
 #endif
-
-static uint16_t rd16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-    return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
 
 /* ---- wrapper and fatbin header ---- */
 
@@ -67,11 +54,11 @@ int faro_fatbin_from_wrapper(const void *wrapper, size_t avail, const uint8_t **
 
 int faro_fatbin_image_size(const uint8_t *image, size_t avail, size_t *image_size)
 {
-    if (!image || avail < FATBIN_HEADER_MIN || rd32(image) != FARO_FATBIN_MAGIC ||
-        rd16(image + 4) != 1)
+    if (!image || avail < FATBIN_HEADER_MIN || faro_le_get32(image) != FARO_FATBIN_MAGIC ||
+        faro_le_get16(image + 4) != 1)
         return FARO_FATBIN_EMALFORMED;
-    size_t header = rd16(image + 6);
-    uint64_t payload = rd64(image + 8);
+    size_t header = faro_le_get16(image + 6);
+    uint64_t payload = faro_le_get64(image + 8);
     if (header < FATBIN_HEADER_MIN || header > avail || payload > avail - header)
         return FARO_FATBIN_EMALFORMED;
     *image_size = header + (size_t)payload;
@@ -101,22 +88,22 @@ static int parse_entry(const uint8_t *e, size_t left, faro_fatbin_entry_t *out, 
 {
     if (left < ENTRY_HEADER_MIN)
         return FARO_FATBIN_EMALFORMED;
-    size_t header = rd32(e + EH_HEADER_SIZE);
-    uint64_t payload = rd64(e + EH_PAYLOAD_SIZE);
+    size_t header = faro_le_get32(e + EH_HEADER_SIZE);
+    uint64_t payload = faro_le_get64(e + EH_PAYLOAD_SIZE);
     if (header < ENTRY_HEADER_MIN || header > left || payload > left - header)
         return FARO_FATBIN_EMALFORMED;
-    uint64_t flags = rd64(e + EH_FLAGS);
+    uint64_t flags = faro_le_get64(e + EH_FLAGS);
     faro_fatbin_entry_t en = {0};
-    en.kind = (enum faro_fatbin_kind)rd16(e + EH_KIND);
-    en.arch = rd32(e + EH_ARCH);
+    en.kind = (enum faro_fatbin_kind)faro_le_get16(e + EH_KIND);
+    en.arch = faro_le_get32(e + EH_ARCH);
     en.payload = e + header;
     if ((flags & ENTRY_FLAG_ZSTD) && (flags & ENTRY_FLAG_LZ4))
         return FARO_FATBIN_EMALFORMED;
     if (flags & (ENTRY_FLAG_ZSTD | ENTRY_FLAG_LZ4)) {
         /* payload_size is the compressed stream rounded up to 8 bytes */
         en.compression = (flags & ENTRY_FLAG_ZSTD) ? FARO_FATBIN_ZSTD : FARO_FATBIN_LZ4;
-        en.payload_size = rd32(e + EH_COMPRESSED_SIZE);
-        en.uncompressed_size = rd64(e + EH_UNCOMPRESSED_SIZE);
+        en.payload_size = faro_le_get32(e + EH_COMPRESSED_SIZE);
+        en.uncompressed_size = faro_le_get64(e + EH_UNCOMPRESSED_SIZE);
         if (en.payload_size == 0 || en.payload_size > payload || en.uncompressed_size == 0 ||
             en.uncompressed_size > SIZE_MAX / 2)
             return FARO_FATBIN_EMALFORMED;
@@ -125,7 +112,7 @@ static int parse_entry(const uint8_t *e, size_t left, faro_fatbin_entry_t *out, 
         en.payload_size = (size_t)payload;
         en.uncompressed_size = (size_t)payload;
     }
-    size_t name_off = rd32(e + EH_NAME_OFF), name_len = rd32(e + EH_NAME_LEN);
+    size_t name_off = faro_le_get32(e + EH_NAME_OFF), name_len = faro_le_get32(e + EH_NAME_LEN);
     if (name_len) { /* measured lying within the entry (header + payload) */
         size_t span_all = header + (size_t)payload;
         if (name_off > span_all || name_len > span_all - name_off)
@@ -145,7 +132,7 @@ int faro_fatbin_entry(const uint8_t *image, size_t image_size, unsigned index,
     int rc = faro_fatbin_image_size(image, image_size, &size);
     if (rc != FARO_FATBIN_OK)
         return rc;
-    size_t pos = rd16(image + 6);
+    size_t pos = faro_le_get16(image + 6);
     for (unsigned i = 0;; i++) {
         if (pos == size)
             return FARO_FATBIN_ENOTFOUND;
@@ -238,34 +225,34 @@ static int elf_section(const uint8_t *elf, size_t size, const char *prefix, cons
     if (size < EHDR || memcmp(elf, "\177ELF", 4) != 0 || elf[4] != 2 /* 64-bit */ ||
         elf[5] != 1 /* little-endian */)
         return FARO_FATBIN_EMALFORMED;
-    uint64_t shoff = rd64(elf + 0x28);
-    size_t shentsize = rd16(elf + 0x3a), shnum = rd16(elf + 0x3c), shstrndx = rd16(elf + 0x3e);
+    uint64_t shoff = faro_le_get64(elf + 0x28);
+    size_t shentsize = faro_le_get16(elf + 0x3a), shnum = faro_le_get16(elf + 0x3c), shstrndx = faro_le_get16(elf + 0x3e);
     if (shoff == 0)
         return FARO_FATBIN_ENOTFOUND; /* no section table */
     if (shentsize < 64 || shoff > size || size - shoff < shentsize)
         return FARO_FATBIN_EMALFORMED;
     const uint8_t *sh0 = elf + shoff;
     if (shnum == 0) /* extended numbering: the count is section 0's size */
-        shnum = rd64(sh0 + SH_SIZE) > SIZE_MAX ? SIZE_MAX : (size_t)rd64(sh0 + SH_SIZE);
+        shnum = faro_le_get64(sh0 + SH_SIZE) > SIZE_MAX ? SIZE_MAX : (size_t)faro_le_get64(sh0 + SH_SIZE);
     if (shstrndx == 0xffff)
-        shstrndx = rd32(sh0 + 40); /* section 0's sh_link */
+        shstrndx = faro_le_get32(sh0 + 40); /* section 0's sh_link */
     if (shnum > (size - shoff) / shentsize || shstrndx >= shnum)
         return FARO_FATBIN_EMALFORMED;
     const uint8_t *strsh = sh0 + shstrndx * shentsize;
-    uint64_t stroff = rd64(strsh + SH_OFFSET), strsize = rd64(strsh + SH_SIZE);
+    uint64_t stroff = faro_le_get64(strsh + SH_OFFSET), strsize = faro_le_get64(strsh + SH_SIZE);
     if (stroff > size || strsize > size - stroff)
         return FARO_FATBIN_EMALFORMED;
     const char *strtab = (const char *)elf + stroff;
     size_t plen = strlen(prefix), want = plen + strlen(name);
     for (size_t i = 1; i < shnum; i++) {
         const uint8_t *sh = sh0 + i * shentsize;
-        size_t at = rd32(sh + SH_NAME);
+        size_t at = faro_le_get32(sh + SH_NAME);
         /* the name and its NUL lie in the string table */
         if (at > strsize || strsize - at < want + 1 || memcmp(strtab + at, prefix, plen) != 0 ||
             memcmp(strtab + at + plen, name, want - plen) != 0 || strtab[at + want] != '\0')
             continue;
-        uint64_t off = rd64(sh + SH_OFFSET), len = rd64(sh + SH_SIZE);
-        if (rd32(sh + SH_TYPE) == SHT_NOBITS || off > size || len > size - off)
+        uint64_t off = faro_le_get64(sh + SH_OFFSET), len = faro_le_get64(sh + SH_SIZE);
+        if (faro_le_get32(sh + SH_TYPE) == SHT_NOBITS || off > size || len > size - off)
             return FARO_FATBIN_EMALFORMED;
         *data = elf + off;
         *data_size = (size_t)len;
@@ -313,7 +300,7 @@ int faro_cubin_params(const uint8_t *cubin, size_t cubin_size, const char *mangl
         uint8_t format = r[0], attr = r[1];
         size_t vlen = 0;
         if (format == EIFMT_SVAL) {
-            vlen = rd16(r + 2);
+            vlen = faro_le_get16(r + 2);
             if (vlen > info_size - pos - 4)
                 return FARO_FATBIN_EMALFORMED;
         } else if (format < EIFMT_NVAL || format > EIFMT_HVAL) {
@@ -322,14 +309,14 @@ int faro_cubin_params(const uint8_t *cubin, size_t cubin_size, const char *mangl
         if (attr == EIATTR_CBANK_PARAM_SIZE) {
             if (format != EIFMT_HVAL)
                 return FARO_FATBIN_EMALFORMED;
-            total = rd16(r + 2);
+            total = faro_le_get16(r + 2);
             have_total = 1;
         } else if (attr == EIATTR_KPARAM_INFO) {
             if (format != EIFMT_SVAL || vlen < KPARAM_INFO_LEN)
                 return FARO_FATBIN_EMALFORMED;
-            unsigned ordinal = rd16(r + 8);
-            uint16_t offset = rd16(r + 10);
-            uint16_t size = (uint16_t)(rd32(r + 12) >> 18);
+            unsigned ordinal = faro_le_get16(r + 8);
+            uint16_t offset = faro_le_get16(r + 10);
+            uint16_t size = (uint16_t)(faro_le_get32(r + 12) >> 18);
             if (offset == KPARAM_UNSEEN)
                 return FARO_FATBIN_EMALFORMED;
             if (ordinal < max) {

@@ -71,13 +71,13 @@ static size_t fields_size(const char *f)
 
 void faro_gpu_hdr_encode(const struct faro_gpu_hdr *h, uint8_t out[FARO_GPU_HDR_SIZE])
 {
-    faro_gpu_put_u16(out, h->op);
-    faro_gpu_put_u16(out + 2, h->flags);
-    faro_gpu_put_u32(out + 4, h->seq);
-    faro_gpu_put_u32(out + 8, (uint32_t)h->status);
-    faro_gpu_put_u32(out + 12, (uint32_t)h->deferred);
-    faro_gpu_put_u32(out + 16, h->args_len);
-    faro_gpu_put_u32(out + 20, 0);
+    faro_le_put16(out, h->op);
+    faro_le_put16(out + 2, h->flags);
+    faro_le_put32(out + 4, h->seq);
+    faro_le_put32(out + 8, (uint32_t)h->status);
+    faro_le_put32(out + 12, (uint32_t)h->deferred);
+    faro_le_put32(out + 16, h->args_len);
+    faro_le_put32(out + 20, 0);
 }
 
 int faro_gpu_args_encode(unsigned op, int reply, const uint64_t *a, const uint32_t *pairs,
@@ -90,10 +90,10 @@ int faro_gpu_args_encode(unsigned op, int reply, const uint64_t *a, const uint32
     size_t off = 0;
     for (int i = 0; f[i]; i++) {
         if (f[i] == 'Q') {
-            faro_gpu_put_u64(out + off, a[i]);
+            faro_le_put64(out + off, a[i]);
             off += 8;
         } else {
-            faro_gpu_put_u32(out + off, (uint32_t)a[i]);
+            faro_le_put32(out + off, (uint32_t)a[i]);
             off += 4;
         }
     }
@@ -102,7 +102,7 @@ int faro_gpu_args_encode(unsigned op, int reply, const uint64_t *a, const uint32
         if (n > FARO_GPU_TAIL_MAX || (n && !pairs))
             return FARO_GPU_WIRE_ECOUNT;
         for (uint64_t i = 0; i < 2 * n; i++, off += 4)
-            faro_gpu_put_u32(out + off, pairs[i]);
+            faro_le_put32(out + off, pairs[i]);
     }
     return (int)off;
 }
@@ -115,12 +115,12 @@ int faro_gpu_decode(const void *hdr, size_t hdrlen, const void *payload, size_t 
     memset(m, 0, sizeof *m);
     if (hdrlen != FARO_GPU_HDR_SIZE)
         return FARO_GPU_WIRE_EHDR;
-    m->h.op = faro_gpu_get_u16(h);
-    m->h.flags = faro_gpu_get_u16(h + 2);
-    m->h.seq = faro_gpu_get_u32(h + 4);
-    m->h.status = (int32_t)faro_gpu_get_u32(h + 8);
-    m->h.deferred = (int32_t)faro_gpu_get_u32(h + 12);
-    m->h.args_len = faro_gpu_get_u32(h + 16);
+    m->h.op = faro_le_get16(h);
+    m->h.flags = faro_le_get16(h + 2);
+    m->h.seq = faro_le_get32(h + 4);
+    m->h.status = (int32_t)faro_le_get32(h + 8);
+    m->h.deferred = (int32_t)faro_le_get32(h + 12);
+    m->h.args_len = faro_le_get32(h + 16);
     const struct op_desc *d = op_desc(m->h.op);
     if (!d)
         return FARO_GPU_WIRE_EOP;
@@ -140,10 +140,10 @@ int faro_gpu_decode(const void *hdr, size_t hdrlen, const void *payload, size_t 
     size_t off = 0;
     for (int i = 0; f[i]; i++) {
         if (f[i] == 'Q') {
-            m->a[i] = faro_gpu_get_u64(p + off);
+            m->a[i] = faro_le_get64(p + off);
             off += 8;
         } else {
-            uint32_t v = faro_gpu_get_u32(p + off);
+            uint32_t v = faro_le_get32(p + off);
             m->a[i] = f[i] == 'i' ? (uint64_t)(int64_t)(int32_t)v : v;
             off += 4;
         }

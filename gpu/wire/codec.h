@@ -25,6 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/le.h"
 #include "gpu/wire/protocol.h"
 
 #define FARO_GPU_ARGS_MAX 12      /* fixed fields of one op, at most */
@@ -58,35 +59,6 @@ struct faro_gpu_msg {
     size_t data_len;
 };
 
-/* Little-endian access, byte by byte (never a cast of the buffer). */
-static inline void faro_gpu_put_u16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-static inline void faro_gpu_put_u32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline void faro_gpu_put_u64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-static inline uint16_t faro_gpu_get_u16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-static inline uint32_t faro_gpu_get_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static inline uint64_t faro_gpu_get_u64(const uint8_t *p)
-{
-    return (uint64_t)faro_gpu_get_u32(p) | (uint64_t)faro_gpu_get_u32(p + 4) << 32;
-}
-
 /* The header's 24 bytes. */
 void faro_gpu_hdr_encode(const struct faro_gpu_hdr *h, uint8_t out[FARO_GPU_HDR_SIZE]);
 
@@ -107,8 +79,8 @@ int faro_gpu_decode(const void *hdr, size_t hdrlen, const void *payload, size_t 
 static inline void faro_gpu_tail_pair(const struct faro_gpu_msg *m, uint32_t i, uint32_t *x,
                                       uint32_t *y)
 {
-    *x = faro_gpu_get_u32(m->tail + 8 * (size_t)i);
-    *y = faro_gpu_get_u32(m->tail + 8 * (size_t)i + 4);
+    *x = faro_le_get32(m->tail + 8 * (size_t)i);
+    *y = faro_le_get32(m->tail + 8 * (size_t)i + 4);
 }
 
 /* "MEMCPY_H2D", or "op 77" (buf) for an unknown one. */

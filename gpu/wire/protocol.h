@@ -25,7 +25,7 @@
  *
  * Byte order: every integer on the wire is little-endian, at the offsets
  * given below, whatever the hosts are. The codec reads and writes them byte by
- * byte (faro_gpu_put_u32, ...); a struct is never memcpy'd to or from the
+ * byte (faro_le_put32, ... of base/le.h); a struct is never memcpy'd to or from the
  * wire. Signed values are two's complement; a float is its IEEE-754 binary32
  * bit pattern as a u32. A string in data is its bytes without a NUL;
  * its length is the data length. A handle (device pointer, module, kernel,

@@ -151,13 +151,13 @@ static void refusals(void)
           "encoding a list past its limit accepted");
     v[1] = 0;
     int len = faro_gpu_args_encode(FARO_GPU_OP_KERNEL_GET, 1, v, NULL, p);
-    faro_gpu_put_u32(p + 8, 2); /* claims two pairs, has none */
+    faro_le_put32(p + 8, 2); /* claims two pairs, has none */
     h = (struct faro_gpu_hdr){ .op = FARO_GPU_OP_KERNEL_GET, .flags = FARO_GPU_F_RESPONSE,
                                .args_len = (uint32_t)len };
     faro_gpu_hdr_encode(&h, hdr);
     rc = faro_gpu_decode(hdr, 24, p, (size_t)len, &m);
     CHECK(rc == FARO_GPU_WIRE_ECOUNT, "a list count past the args accepted (%d)", rc);
-    faro_gpu_put_u32(p + 8, 0xffffffffu);
+    faro_le_put32(p + 8, 0xffffffffu);
     rc = faro_gpu_decode(hdr, 24, p, (size_t)len, &m);
     CHECK(rc == FARO_GPU_WIRE_ECOUNT, "a list count of 2^32-1 accepted (%d)", rc);
     /* a failed reply may come without fields */
@@ -176,9 +176,9 @@ static void garbage(void)
         for (size_t i = 0; i < sizeof hdr; i++)
             hdr[i] = (uint8_t)next();
         if (it % 2) { /* a real op and a plausible length, to get past the first checks */
-            faro_gpu_put_u16(hdr, (uint16_t)(1 + next() % (FARO_GPU_OP_COUNT_ - 1)));
-            faro_gpu_put_u16(hdr + 2, (uint16_t)(next() % 8));
-            faro_gpu_put_u32(hdr + 16, (uint32_t)(next() % 80));
+            faro_le_put16(hdr, (uint16_t)(1 + next() % (FARO_GPU_OP_COUNT_ - 1)));
+            faro_le_put16(hdr + 2, (uint16_t)(next() % 8));
+            faro_le_put32(hdr + 16, (uint32_t)(next() % 80));
         }
         size_t len = next() % 128;
         uint8_t *pl = p + 4096 - len; /* the payload ends where the allocation does */

@@ -17,6 +17,8 @@
 
 #include "mpiexec.h"
 
+#include "base/le.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -298,23 +300,15 @@ int mpx_conn_frame(struct mpx_conn *c, int *type, struct mpx_rd *payload)
         v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32);                 \
     } while (0)
 
-static uint64_t le64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
 /* SipHash-2-4 (Aumasson and Bernstein), 64-bit output. */
 static uint64_t siphash24(const unsigned char key[16], const unsigned char *m, size_t len)
 {
-    uint64_t k0 = le64(key), k1 = le64(key + 8);
+    uint64_t k0 = faro_le_get64(key), k1 = faro_le_get64(key + 8);
     uint64_t v0 = 0x736f6d6570736575ULL ^ k0, v1 = 0x646f72616e646f6dULL ^ k1;
     uint64_t v2 = 0x6c7967656e657261ULL ^ k0, v3 = 0x7465646279746573ULL ^ k1;
     size_t full = len & ~(size_t)7;
     for (size_t i = 0; i < full; i += 8) {
-        uint64_t w = le64(m + i);
+        uint64_t w = faro_le_get64(m + i);
         v3 ^= w;
         SIPROUND;
         SIPROUND;

@@ -6,40 +6,9 @@
 
 #include "verbs/verbs_wire.h"
 
+#include "base/le.h"
+
 #include <string.h>
-
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v;
-    p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-    return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
-}
 
 /* ---- 1. message header ---- */
 
@@ -47,10 +16,10 @@ void verbs_msg_encode(uint8_t out[VERBS_MSG_HDR], const struct verbs_msg *m)
 {
     out[0] = m->kind;
     out[1] = m->hdrlen;
-    put16(out + 2, m->credits);
+    faro_le_put16(out + 2, m->credits);
     out[4] = m->ctl;
     out[5] = 0;
-    put16(out + 6, 0);
+    faro_le_put16(out + 6, 0);
 }
 
 int verbs_msg_decode(const uint8_t *buf, size_t len, unsigned nkinds, size_t max_hdr,
@@ -60,9 +29,9 @@ int verbs_msg_decode(const uint8_t *buf, size_t len, unsigned nkinds, size_t max
         return VERBS_WIRE_SHORT;
     m->kind = buf[0];
     m->hdrlen = buf[1];
-    m->credits = get16(buf + 2);
+    m->credits = faro_le_get16(buf + 2);
     m->ctl = buf[4];
-    if (buf[5] || get16(buf + 6))
+    if (buf[5] || faro_le_get16(buf + 6))
         return VERBS_WIRE_MALFORMED;
     if (m->kind >= nkinds && m->kind != VERBS_KIND_HELLO && m->kind != VERBS_KIND_CREDIT &&
         m->kind != VERBS_KIND_BYE)
@@ -91,12 +60,12 @@ static uint64_t rotl(uint64_t x, int b)
 
 uint64_t verbs_siphash(const uint8_t key[16], const uint8_t *msg, size_t len)
 {
-    uint64_t k0 = get64(key), k1 = get64(key + 8);
+    uint64_t k0 = faro_le_get64(key), k1 = faro_le_get64(key + 8);
     uint64_t v0 = k0 ^ 0x736f6d6570736575ull, v1 = k1 ^ 0x646f72616e646f6dull;
     uint64_t v2 = k0 ^ 0x6c7967656e657261ull, v3 = k1 ^ 0x7465646279746573ull;
     size_t whole = len - len % 8;
     for (size_t i = 0; i < whole; i += 8) {
-        uint64_t m = get64(msg + i);
+        uint64_t m = faro_le_get64(msg + i);
         v3 ^= m;
         SIPROUND();
         SIPROUND();
@@ -131,26 +100,26 @@ static uint64_t verbs_cm_proof(const uint8_t *msg40, const uint8_t key[16], uint
 {
     uint8_t buf[VERBS_CM_LEN];
     memcpy(buf, msg40, 40);
-    put64(buf + 40, bind);
+    faro_le_put64(buf + 40, bind);
     return verbs_siphash(key, buf, sizeof buf);
 }
 
 void verbs_cm_encode(uint8_t out[VERBS_CM_LEN], const struct verbs_cm *m, const uint8_t key[16],
                      uint64_t bind)
 {
-    put32(out, VERBS_MAGIC);
+    faro_le_put32(out, VERBS_MAGIC);
     out[4] = VERBS_WIRE_VERSION;
     out[5] = m->type;
     out[6] = m->verdict;
     out[7] = m->ctl;
-    put16(out + 8, m->credits);
-    put16(out + 10, 0);
-    put32(out + 12, m->buf_size);
-    put64(out + 16, m->id);
-    put32(out + 24, m->size);
-    put32(out + 28, m->dest);
-    put64(out + 32, m->nonce);
-    put64(out + 40, verbs_cm_proof(out, key, bind));
+    faro_le_put16(out + 8, m->credits);
+    faro_le_put16(out + 10, 0);
+    faro_le_put32(out + 12, m->buf_size);
+    faro_le_put64(out + 16, m->id);
+    faro_le_put32(out + 24, m->size);
+    faro_le_put32(out + 28, m->dest);
+    faro_le_put64(out + 32, m->nonce);
+    faro_le_put64(out + 40, verbs_cm_proof(out, key, bind));
 }
 
 int verbs_cm_decode(const uint8_t *buf, size_t len, const uint8_t key[16], uint64_t bind,
@@ -158,7 +127,7 @@ int verbs_cm_decode(const uint8_t *buf, size_t len, const uint8_t key[16], uint6
 {
     if (!buf || len < 5)
         return VERBS_WIRE_SHORT;
-    if (get32(buf) != VERBS_MAGIC)
+    if (faro_le_get32(buf) != VERBS_MAGIC)
         return VERBS_WIRE_MAGIC;
     if (buf[4] != VERBS_WIRE_VERSION)
         return VERBS_WIRE_VERSION_ERR;
@@ -167,18 +136,18 @@ int verbs_cm_decode(const uint8_t *buf, size_t len, const uint8_t key[16], uint6
     m->type = buf[5];
     m->verdict = buf[6];
     m->ctl = buf[7];
-    m->credits = get16(buf + 8);
-    m->buf_size = get32(buf + 12);
-    m->id = get64(buf + 16);
-    m->size = get32(buf + 24);
-    m->dest = get32(buf + 28);
-    m->nonce = get64(buf + 32);
+    m->credits = faro_le_get16(buf + 8);
+    m->buf_size = faro_le_get32(buf + 12);
+    m->id = faro_le_get64(buf + 16);
+    m->size = faro_le_get32(buf + 24);
+    m->dest = faro_le_get32(buf + 28);
+    m->nonce = faro_le_get64(buf + 32);
     /* Compare the proof first: an answer about the fields is for key holders only. */
-    if (get64(buf + 40) != verbs_cm_proof(buf, key, bind))
+    if (faro_le_get64(buf + 40) != verbs_cm_proof(buf, key, bind))
         return VERBS_WIRE_PROOF;
     int port = m->type >= VERBS_CM_PORT_REQUEST;
     int type = port ? m->type - VERBS_CM_PORT : m->type; /* as a job's */
-    if (m->type < VERBS_CM_REQUEST || m->type > VERBS_CM_PORT_REJECT || get16(buf + 10) ||
+    if (m->type < VERBS_CM_REQUEST || m->type > VERBS_CM_PORT_REJECT || faro_le_get16(buf + 10) ||
         (type == VERBS_CM_REJECT) != (m->verdict != VERBS_REJ_NONE) ||
         m->verdict > VERBS_REJ_REFUSED)
         return VERBS_WIRE_MALFORMED;
@@ -195,13 +164,13 @@ int verbs_cm_decode(const uint8_t *buf, size_t len, const uint8_t key[16], uint6
 
 void verbs_addr_encode(uint8_t out[VERBS_ADDR_LEN], const struct verbs_addr *a)
 {
-    put32(out, VERBS_MAGIC);
+    faro_le_put32(out, VERBS_MAGIC);
     out[4] = VERBS_WIRE_VERSION;
     out[5] = a->family;
-    put16(out + 6, a->port);
-    put32(out + 8, a->rank);
-    put32(out + 12, a->buf_size);
-    put64(out + 16, a->instance);
+    faro_le_put16(out + 6, a->port);
+    faro_le_put32(out + 8, a->rank);
+    faro_le_put32(out + 12, a->buf_size);
+    faro_le_put64(out + 16, a->instance);
     memcpy(out + 24, a->ip, 16);
     if (a->family == 4)
         memset(out + 28, 0, 12);
@@ -211,17 +180,17 @@ int verbs_addr_decode(const uint8_t *buf, size_t len, struct verbs_addr *a)
 {
     if (len < 5)
         return VERBS_WIRE_SHORT;
-    if (get32(buf) != VERBS_MAGIC)
+    if (faro_le_get32(buf) != VERBS_MAGIC)
         return VERBS_WIRE_MAGIC;
     if (buf[4] != VERBS_WIRE_VERSION)
         return VERBS_WIRE_VERSION_ERR;
     if (len != VERBS_ADDR_LEN)
         return len < VERBS_ADDR_LEN ? VERBS_WIRE_SHORT : VERBS_WIRE_MALFORMED;
     a->family = buf[5];
-    a->port = get16(buf + 6);
-    a->rank = get32(buf + 8);
-    a->buf_size = get32(buf + 12);
-    a->instance = get64(buf + 16);
+    a->port = faro_le_get16(buf + 6);
+    a->rank = faro_le_get32(buf + 8);
+    a->buf_size = faro_le_get32(buf + 12);
+    a->instance = faro_le_get64(buf + 16);
     memcpy(a->ip, buf + 24, 16);
     if ((a->family != 4 && a->family != 6) || a->port == 0 || a->buf_size == 0 ||
         a->rank > INT32_MAX)
@@ -235,8 +204,8 @@ int verbs_rkey_encode(uint8_t out[VERBS_RKEY_LEN], const struct verbs_rkey_wire 
 {
     if (k->len > VERBS_RKEY_MAX_LEN)
         return VERBS_WIRE_MALFORMED;
-    put32(out, k->rkey);
-    put64(out + 4, k->base);
+    faro_le_put32(out, k->rkey);
+    faro_le_put64(out + 4, k->base);
     out[12] = VERBS_WIRE_VERSION;
     for (int i = 0; i < 7; i++)
         out[13 + i] = (uint8_t)(k->len >> (8 * i));
@@ -251,8 +220,8 @@ int verbs_rkey_decode(const uint8_t *buf, size_t len, struct verbs_rkey_wire *k)
         return VERBS_WIRE_MALFORMED;
     if (buf[12] != VERBS_WIRE_VERSION)
         return VERBS_WIRE_VERSION_ERR;
-    k->rkey = get32(buf);
-    k->base = get64(buf + 4);
+    k->rkey = faro_le_get32(buf);
+    k->base = faro_le_get64(buf + 4);
     k->len = 0;
     for (int i = 0; i < 7; i++)
         k->len |= (uint64_t)buf[13 + i] << (8 * i);
