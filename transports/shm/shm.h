@@ -125,6 +125,8 @@ struct faro_tp {
     int cma_forced;          /* FARO_SHM_CMA=on: a failed probe is an error */
     int cma_reported;        /* the auto fallback was logged */
     volatile uint64_t probe_word;
+    pid_t pid;               /* ours, the remote key of every exposed buffer
+                              * (getpid() is a system call in glibc >= 2.25) */
 
     size_t nqueued;          /* pending isends over all peers */
     struct shm_pend *pend_free;

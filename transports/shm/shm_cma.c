@@ -78,7 +78,8 @@ int faro_shm_cma_init(faro_tp_t *tp, char *why, size_t whylen)
 {
     long long mode = faro_tun_int(FARO_TUN_SHM_CMA);
     tp->cma_forced = mode == SHM_CMA_ON;
-    tp->probe_word = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^
+    tp->pid = getpid();
+    tp->probe_word = ((uint64_t)tp->pid << 32) ^ (uint64_t)time(NULL) ^
                      (uint64_t)(uintptr_t)tp ^ 0x9e3779b97f4a7c15ull;
     if (mode == SHM_CMA_OFF) {
         shm_cma_disable(tp);
@@ -92,7 +93,7 @@ int faro_shm_cma_init(faro_tp_t *tp, char *why, size_t whylen)
     /* Reading ourselves is always allowed by ptrace rules, so a failure here
      * means no CMA at all (old kernel, seccomp). */
     uint64_t v = 0;
-    int err = shm_cma_read_word(getpid(), (uint64_t)(uintptr_t)&tp->probe_word, &v);
+    int err = shm_cma_read_word(tp->pid, (uint64_t)(uintptr_t)&tp->probe_word, &v);
     if (err == 0 && v != tp->probe_word)
         err = EIO;
     if (err == 0) {
@@ -159,7 +160,7 @@ int faro_shm_mem_dereg(faro_tp_t *tp, faro_tp_mem_t *mem)
 
 int faro_shm_rkey_pack(faro_tp_t *tp, const faro_tp_mem_t *mem, void *buf, size_t *len)
 {
-    uint64_t pid = (uint64_t)getpid();
+    uint64_t pid = (uint64_t)tp->pid;
     memcpy(buf, &pid, sizeof pid);
     *len = sizeof pid;
     return FARO_TP_OK;
