@@ -481,20 +481,24 @@ int PMPI_Comm_disconnect(MPI_Comm *comm)
 
 #define JOIN_HDR 35 /* "faro-join:1:<gpid, 16 hex>:<length, 5 digits>:" */
 
-/* Write all of buf to fd, or read exactly len bytes from it, before deadline. */
+/* Write all of buf to fd, or read exactly len bytes from it, before deadline.
+ * MPI's progress goes on while the socket is not ready: the other end may be
+ * waiting on this process in point-to-point (an Ssend to a receive posted
+ * here) before it joins. */
 static int sock_io(int fd, int writing, char *buf, size_t len, double deadline)
 {
     size_t done = 0;
     while (done < len) {
         struct pollfd p = {.fd = fd, .events = writing ? POLLOUT : POLLIN};
-        int ms = (int)((deadline - PMPI_Wtime()) * 1000);
-        if (ms <= 0)
+        if (PMPI_Wtime() > deadline)
             return errno = ETIMEDOUT, -1;
-        int n = poll(&p, 1, ms > 100 ? 100 : ms);
+        int n = poll(&p, 1, 0);
         if (n < 0 && errno != EINTR)
             return -1;
-        if (n <= 0)
+        if (n <= 0) {
+            faro_progress_idle(faro_progress());
             continue;
+        }
         ssize_t k = writing ? write(fd, buf + done, len - done) : read(fd, buf + done, len - done);
         if (k == 0)
             return errno = ECONNRESET, -1;

@@ -12,22 +12,13 @@
  */
 #include "util.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
+#include "loopsock.h"
 
 static int pair_socket(int rank, int partner)
 {
     int fd;
     if (rank % 2 == 0) {
-        int ls = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in a = {.sin_family = AF_INET};
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        socklen_t len = sizeof a;
-        TU_ASSERT(ls >= 0 && bind(ls, (struct sockaddr *)&a, sizeof a) == 0 &&
-                  listen(ls, 1) == 0 && getsockname(ls, (struct sockaddr *)&a, &len) == 0,
-                  "cannot listen on loopback");
-        int port = ntohs(a.sin_port);
+        int port, ls = loop_listen(&port);
         /* Ssend: the partner has the port before this rank blocks in accept() */
         TU_CHECK(MPI_Ssend(&port, 1, MPI_INT, partner, 1, MPI_COMM_WORLD));
         fd = accept(ls, NULL, NULL);
@@ -35,11 +26,7 @@ static int pair_socket(int rank, int partner)
     } else {
         int port;
         TU_CHECK(MPI_Recv(&port, 1, MPI_INT, partner, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        fd = socket(AF_INET, SOCK_STREAM, 0);
-        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-        a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        TU_ASSERT(fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0,
-                  "cannot connect to the partner's socket");
+        fd = loop_connect(port);
     }
     TU_ASSERT(fd >= 0, "no socket");
     return fd;

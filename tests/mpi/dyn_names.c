@@ -79,8 +79,11 @@ int main(int argc, char **argv)
             else
                 TU_CHECK(MPI_Comm_connect(found, MPI_INFO_NULL, 0, MPI_COMM_SELF, &to_next));
         }
-        TU_CHECK(MPI_Send(&v, 1, MPI_INT, 0, 2, to_next));
+        /* Isend: a ring of blocking sends would rely on eager buffering */
+        MPI_Request sr;
+        TU_CHECK(MPI_Isend(&v, 1, MPI_INT, 0, 2, to_next, &sr));
         TU_CHECK(MPI_Recv(&got, 1, MPI_INT, 0, 2, from_prev, MPI_STATUS_IGNORE));
+        TU_CHECK(MPI_Wait(&sr, MPI_STATUS_IGNORE));
         TU_ASSERT(got == prev, "over the looked-up port: %d, expected %d", got, prev);
         /* disconnect is collective, like a barrier: in the order of the accepts */
         MPI_Comm *first = rank % 2 == 0 ? &to_next : &from_prev;
