@@ -97,7 +97,8 @@ int faro_progress(void)
 }
 
 /* After this many idle polls in a row, a yielding rank whose transports all
- * have a wait fd sleeps in poll() until one turns readable. The sleep is
+ * have a wait fd (or say by attr.pending that they have nothing to do) sleeps
+ * in poll() until one turns readable. The sleep is
  * bounded (FARO_SLEEP_MS) because not every event comes from a transport: a
  * generalized request completed by the program, or another thread's work. */
 #define FARO_IDLE_BEFORE_SLEEP 64
@@ -113,6 +114,11 @@ static void sleep_on_transports(void)
         struct faro_transport *t = &faro.tps[i];
         if (!t->used)
             continue;
+        if (t->attr.pending) { /* its work comes from this process alone: no fd needed */
+            if (*t->attr.pending)
+                return;
+            continue;
+        }
         int fd;
         if (n == 16 || t->ops->wait_fd(t->tp, &fd) != FARO_TP_OK)
             return; /* one transport without an fd: keep polling */

@@ -177,13 +177,19 @@
  * its transports (again before every sleep: a transport may arm its
  * descriptor then, as libfabric's fi_trywait requires, and makes it readable
  * at once when sleeping is not safe) and may then sleep in poll() on them,
- * with a timeout. A transport that cannot offer one (shm polls memory)
- * returns FARO_TP_UNSUPPORTED, and an owner using it keeps polling.
+ * with a timeout. A transport that polls memory offers one by pairing it with
+ * a flag in that memory (shm: the receiver arms the flag and looks at its
+ * rings once more; a sender that finds it armed after a message rings a
+ * doorbell socket; shm_wait.c has the handshake). A transport that cannot
+ * offer one (ofi over a provider without a wait object) returns
+ * FARO_TP_UNSUPPORTED, and an owner using it keeps polling.
  *
  * A transport whose work all comes from the owner's own calls (self: what
  * this process sent to itself) may point attr.pending at its count of the
  * work progress would find; the owner then calls progress only while that
- * count is nonzero. Others leave it NULL and are polled on every call.
+ * count is nonzero, and needs no wait fd from it (none is asked for while
+ * the count is zero; the owner does not sleep while it is not). Others leave
+ * it NULL and are polled on every call.
  *
  * Threads: the owner serializes every call into one transport instance (one
  * lock or one thread), unless attr.caps has FARO_TP_CAP_THREAD_SAFE.

@@ -5,7 +5,8 @@
  * their tiny bootstrap (address exchange and barriers through the parent over
  * a socketpair), the environment a core would build, and the helpers every
  * case uses: patterned sends, checked receives, waits that time out. The cases
- * of remote memory are in conf_rma.c, the others in conformance.c.
+ * of remote memory are in conf_rma.c, those of the wait fd in conf_wait.c, the
+ * others in conformance.c.
  */
 #ifndef FARO_CONF_H
 #define FARO_CONF_H
@@ -98,6 +99,7 @@ void t_note(struct t *t, const char *fmt, ...) __attribute__((format(printf, 2, 
 void t_skip(struct t *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 double t_now(void);
 int t_barrier(struct t *t);
+int t_touch_all(struct t *t);           /* one message each way between every pair */
 int t_wait(struct t *t, int (*cond)(struct t *t, long arg), long arg, const char *what);
 int t_got(struct t *t, long n);         /* cond: n messages received, my sends complete */
 int t_send(struct t *t, int dest, unsigned kind, size_t hdrlen, size_t len, enum t_how how);
@@ -114,6 +116,10 @@ int t_child(const faro_tp_ops_t *ops, const struct t_case *c, int rank, int size
 int c_rma(struct t *t);
 int c_rma_iov(struct t *t);
 int c_rma_reuse(struct t *t);
+
+/* conf_wait.c: the cases of waiting on the wait fd */
+int c_wait_fd(struct t *t);
+int c_wait_fd_race(struct t *t);
 
 /* conf_run.c */
 int t_run_case(const faro_tp_ops_t *ops, const struct t_case *c, int n, int num, char *msg,

@@ -432,6 +432,16 @@ int t_barrier(struct t *t)
     return t_allgather(t, NULL, 0, NULL, NULL);
 }
 
+/* Every process sends one message to every other and waits for its own:
+ * afterwards every pair has a connection, made lazily. */
+int t_touch_all(struct t *t)
+{
+    for (int p = 0; p < t->size; p++)
+        if (p != t->rank)
+            t_send(t, p, 0, T_HDR_MIN, 8, T_AUTO);
+    return t_wait(t, t_got, t->nrecv + t->size - 1, "one message from every peer");
+}
+
 static int t_wireup(struct t *t, const struct t_case *c)
 {
     uint8_t mine[FARO_TP_MAX_ADDR];

@@ -41,16 +41,6 @@ static size_t t_min(size_t a, size_t b)
     return a < b ? a : b;
 }
 
-/* Every process sends one message to every other and waits for its own:
- * afterwards every pair has a connection, made lazily. */
-static int t_touch_all(struct t *t)
-{
-    for (int p = 0; p < t->size; p++)
-        if (p != t->rank)
-            t_send(t, p, 0, T_HDR_MIN, 8, T_AUTO);
-    return t_wait(t, t_got, t->nrecv + t->size - 1, "one message from every peer");
-}
-
 /* ---- init, address, connect, wireup; the ops table and attributes ---- */
 
 static int c_wireup(struct t *t)
@@ -298,56 +288,6 @@ static int c_accept_first(struct t *t)
     return t_wait(t, t_got, t->rank == 0 ? 50 : 1, "replies on the accepted endpoint");
 }
 
-/* ---- wait_fd: a process may sleep until something arrives ---- */
-
-static int c_wait_fd(struct t *t)
-{
-    int fd = -1, r = t->ops->wait_fd(t->tp, &fd);
-    if (r == FARO_TP_UNSUPPORTED) {
-        t_skip(t, "no wait fd (the transport polls memory)");
-        return T_SKIP;
-    }
-    if (r != FARO_TP_OK || fd < 0) {
-        t_fail(t, "wait_fd returned %d, fd %d", r, fd);
-        return -1;
-    }
-    if (t_touch_all(t) < 0 || t_barrier(t) < 0)
-        return -1;
-    if (t->rank == 1) {
-        usleep(200 * 1000);
-        t_send(t, 0, 3, T_HDR_MIN, 64, T_AUTO);
-        return t_wait(t, t_got, t->nrecv, "the message to leave");
-    }
-    while (t->ops->progress(t->tp) > 0) /* drain: the fd is level-triggered */
-        ;
-    long before = t->nrecv;
-    double t0 = t_now();
-    for (;;) {
-        /* Asked again before every sleep, as the core does (transport.h). */
-        if (t->ops->wait_fd(t->tp, &fd) != FARO_TP_OK) {
-            t_fail(t, "wait_fd failed the second time");
-            return -1;
-        }
-        struct pollfd pf = { .fd = fd, .events = POLLIN };
-        int n = poll(&pf, 1, 5000);
-        if (n <= 0) {
-            t_fail(t, "slept %.1f s in poll() on the wait fd and nothing woke it",
-                   t_now() - t0);
-            return -1;
-        }
-        t->ops->progress(t->tp);
-        if (t->nrecv > before)
-            break;
-        if (t_now() - t0 > 5.0) {
-            t_fail(t, "the wait fd kept waking up but no message came");
-            return -1;
-        }
-    }
-    t_note(t, "%s: woke from poll() on the wait fd after %.0f ms (sender waited 200)",
-           t->ops->name, (t_now() - t0) * 1e3);
-    return 0;
-}
-
 /* ---- ports: endpoints outside the job, authenticated by a key ---- */
 
 static const uint8_t t_port_key[] = "conformance-port-key";
@@ -568,6 +508,7 @@ static const struct t_case t_cases[] = {
     { "simultaneous", 2, T_PEERS, c_simultaneous },
     { "accept-first", 2, T_PEERS, c_accept_first },
     { "wait-fd", 2, T_PEERS, c_wait_fd },
+    { "wait-fd-race", 2, T_PEERS, c_wait_fd_race },
     { "port", 2, T_PEERS, c_port },
     { "orderly-close", 2, T_PEERS, c_orderly },
     { "peer-gone", 2, T_PEERS, c_peer_gone },

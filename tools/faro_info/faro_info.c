@@ -170,9 +170,10 @@ static void print_attr(const faro_tp_ops_t *ops, faro_tp_t *tp, const faro_tp_at
                get, put, a->rkey_size);
     }
     int fd;
-    printf("      wait fd:     %s\n", ops->wait_fd(tp, &fd) == FARO_TP_OK
-                                            ? "yes (an idle rank may sleep in poll)"
-                                            : "no (an idle rank polls)");
+    printf("      wait fd:     %s\n",
+           a->pending ? "none needed (it says when it has work; an idle rank may sleep)"
+           : ops->wait_fd(tp, &fd) == FARO_TP_OK ? "yes (an idle rank may sleep in poll)"
+                                                 : "no (an idle rank polls)");
     printf("      latency:     %.2f us (hint)\n", a->latency_us);
     printf("      bandwidth:   %.0f MB/s (hint)\n", a->bandwidth_mbs);
 }

@@ -7,10 +7,13 @@
  *   shm_send.c      send_inline, isend and the per-peer queues
  *   shm_progress.c  polling the incoming rings, draining queues, peer liveness
  *   shm_cma.c       single copy with process_vm_readv: probe, mem_reg, get
+ *   shm_wait.c      the wait fd: a doorbell per receiver, rung by senders
  *
  * Each process owns one segment, "/<jobid>-shm-<rank>", with one ring per
  * local sender. A sender maps the receiver's segment and writes only into its
- * own ring there; the receiver polls all its rings. See faro-shm(7).
+ * own ring there; the receiver polls all its rings. Beside it lies its
+ * doorbell, the socket "/dev/shm/<jobid>-shm-<rank>.bell" (shm_wait.c). See
+ * faro-shm(7).
  */
 #ifndef FARO_SHM_H
 #define FARO_SHM_H
@@ -25,7 +28,8 @@
 #pragma GCC visibility push(hidden)
 
 #define SHM_MAGIC 0x314d48534f524146ull /* "FAROSHM1" */
-#define SHM_VERSION 3
+#define SHM_VERSION 4
+#define SHM_DIR "/dev/shm"
 #define SHM_KIND_BYE 0xffu /* internal slot kind: the sender finalized (never a handler's) */
 
 /* At the start of every segment; written once by the owner before anyone maps it. */
@@ -39,6 +43,10 @@ struct shm_seg_hdr {
     uint32_t slot_size;
     uint64_t seg_size;
     _Atomic uint32_t mapped; /* senders attached so far; the last one unlinks the name */
+    /* 1 while the owner may sleep on its doorbell (shm_wait.c). On a line of
+     * its own: senders read it after every message and it stays in their
+     * caches until the owner writes it, which it does only before a sleep. */
+    _Alignas(SHM_RING_LINE) _Atomic uint32_t sleeping;
 };
 
 /* At the start of every slot; header bytes then payload follow it directly. */
@@ -88,6 +96,8 @@ struct faro_tp_ep {
     int failed;              /* its loss already reported (ep_lost) */
     int bye;                 /* it said goodbye: its exit is orderly */
     struct shm_tx tx;
+    _Atomic uint32_t *sleeping; /* the peer's "may sleep" flag, in its segment */
+    int bell;                /* connected to the peer's doorbell (-1: none) */
     void *map;               /* the peer's whole segment */
     size_t map_len;
     struct shm_pend *qhead;  /* queued isends, oldest first */
@@ -120,6 +130,9 @@ struct faro_tp {
     size_t seg_len;
     char seg_name[256];
     int seg_linked;          /* name still in /dev/shm */
+    int bell;                /* our doorbell: the wait fd (-1: none) */
+    int bell_self;           /* connected to it, to ring ourselves */
+    int bell_linked;         /* its name still in /dev/shm */
 
     int cma;                 /* 1 while single copy is on */
     int cma_forced;          /* FARO_SHM_CMA=on: a failed probe is an error */
@@ -181,6 +194,16 @@ void faro_shm_unwatch(struct faro_tp_ep *p);
 void *faro_shm_ctx(faro_tp_t *tp, struct faro_tp_ep *p);
 void faro_shm_say_bye(faro_tp_t *tp);
 
+/* shm_wait.c */
+void faro_shm_ring_bell(struct faro_tp_ep *p);
+struct sockaddr_un;
+int faro_shm_bell_addr(const faro_tp_t *tp, int rank, struct sockaddr_un *a);
+int faro_shm_bell_create(faro_tp_t *tp, char *why, size_t whylen);
+int faro_shm_bell_open(faro_tp_t *tp, struct faro_tp_ep *p);
+void faro_shm_bell_close(struct faro_tp_ep *p);
+void faro_shm_bell_unlink(faro_tp_t *tp);
+int faro_shm_wait_fd(faro_tp_t *tp, int *fd);
+
 /* shm_cma.c */
 int faro_shm_cma_init(faro_tp_t *tp, char *why, size_t whylen);
 int faro_shm_cma_probe(faro_tp_t *tp, const struct shm_blob *b);
@@ -194,6 +217,17 @@ int faro_shm_get(faro_tp_t *tp, struct faro_tp_ep *p, const struct iovec *local,
                  faro_tp_mem_t *lmem, const faro_tp_rkey_t *rkey, uint64_t raddr,
                  faro_tp_done_fn done, void *arg);
 int faro_shm_flush(faro_tp_t *tp, struct faro_tp_ep *p);
+
+/* After a message to p is published: ring p's doorbell if it may be asleep.
+ * The fence orders the publishing store before the load of the flag; the
+ * other half of the handshake, and why no message is missed, is in
+ * shm_wait.c. The flag's line stays in this cache while p is busy. */
+static inline void shm_tx_wake(struct faro_tp_ep *p)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (__builtin_expect(atomic_load_explicit(p->sleeping, memory_order_relaxed) != 0, 0))
+        faro_shm_ring_bell(p);
+}
 
 #pragma GCC visibility pop
 

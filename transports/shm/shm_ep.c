@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 /* Slots start on a ring-line boundary so that no two slots share a cache line. */
@@ -32,6 +33,10 @@ static void shm_free(faro_tp_t *tp)
     if (tp->seg)
         munmap(tp->seg, tp->seg_len);
     faro_shm_seg_unlink(tp);
+    if (tp->bell >= 0)
+        close(tp->bell);
+    if (tp->bell_self >= 0)
+        close(tp->bell_self);
     free(tp->pfd);
     free(tp->in);
     free(tp->peers);
@@ -89,6 +94,7 @@ static int shm_init(faro_tp_t **out, const faro_tp_env_t *env, faro_tp_attr_t *a
     }
     tp->env = env;
     tp->attr = attr;
+    tp->bell = tp->bell_self = -1;
     tp->nslots = (uint32_t)faro_tun_int(FARO_TUN_SHM_SLOTS);
     tp->slot_size = ((size_t)faro_tun_int(FARO_TUN_SHM_SLOT_SIZE) + SHM_SLOT_ALIGN - 1) &
                     ~(size_t)(SHM_SLOT_ALIGN - 1);
@@ -113,6 +119,7 @@ static int shm_init(faro_tp_t **out, const faro_tp_env_t *env, faro_tp_attr_t *a
         p->rank = env->local_ranks[l];
         p->qtail = &p->qhead;
         p->pidfd = -1;
+        p->bell = -1;
         tp->lidx[p->rank] = l;
         if (l != env->local_rank) {
             struct shm_in *in = &tp->in[shm_ring_index(l, env->local_rank)];
@@ -125,6 +132,8 @@ static int shm_init(faro_tp_t **out, const faro_tp_env_t *env, faro_tp_attr_t *a
     rc = faro_shm_cma_init(tp, why, whylen);
     if (rc == 0 && tp->nrings > 0)
         rc = faro_shm_seg_create(tp, why, whylen);
+    else if (rc == 0) /* alone on the node: nothing arrives, so the wait fd never wakes */
+        tp->bell = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (rc != 0) {
         shm_free(tp);
         return rc;
@@ -251,5 +260,5 @@ const faro_tp_ops_t faro_tp_shm_ops = {
     .put = faro_tp_unsupported_put,
     .flush = faro_shm_flush,
     .progress = faro_shm_progress,
-    .wait_fd = faro_tp_unsupported_wait_fd,
+    .wait_fd = faro_shm_wait_fd,
 };

@@ -51,6 +51,7 @@ void faro_shm_say_bye(faro_tp_t *tp)
             continue;
         *s = (struct shm_slot){.kind = (uint8_t)SHM_KIND_BYE};
         shm_tx_publish(&p->tx);
+        shm_tx_wake(p); /* a sleeping peer learns of the orderly close at once */
     }
 }
 

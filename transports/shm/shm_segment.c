@@ -25,11 +25,11 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #define SHM_RINGS_OFF 256
 #define SHM_PAGE 4096
-#define SHM_DIR "/dev/shm"
 #define MiB(x) ((double)(x) / (1024.0 * 1024.0))
 
 static size_t shm_slots_off(uint32_t nrings)
@@ -129,6 +129,9 @@ int faro_shm_seg_create(faro_tp_t *tp, char *why, size_t whylen)
     }
     tp->seg = seg;
     tp->seg_len = size;
+    rc = faro_shm_bell_create(tp, why, whylen);
+    if (rc != 0)
+        return rc; /* shm_free unmaps and unlinks */
 
     struct shm_seg_hdr *h = seg;
     *h = (struct shm_seg_hdr){
@@ -203,20 +206,33 @@ int faro_shm_seg_attach(faro_tp_t *tp, struct faro_tp_ep *p, const struct shm_bl
         return FARO_TP_ERR;
     }
 
-    /* The last sender to map a segment removes its name: from then on a crash
-     * anywhere in the job cannot leave it behind, even under a process
-     * manager that knows nothing of Faro's files. (wireup_done unlinks too,
-     * for whoever is last to get there; ENOENT is expected then.) */
+    p->map = seg;
+    p->map_len = len;
+    if (faro_shm_bell_open(tp, p) != 0) {
+        munmap(seg, len);
+        p->map = NULL;
+        p->map_len = 0;
+        return FARO_TP_ERR;
+    }
+
+    /* The last sender to map a segment (and open its doorbell) removes both
+     * names: from then on a crash anywhere in the job cannot leave them
+     * behind, even under a process manager that knows nothing of Faro's
+     * files. (wireup_done unlinks too, for whoever is last to get there;
+     * ENOENT is expected then.) */
     struct shm_seg_hdr *wh = seg;
-    if (atomic_fetch_add(&wh->mapped, 1) + 1 == h->nrings && shm_unlink(name) != 0 &&
-        errno != ENOENT)
-        faro_warn("shm: cannot remove %s%s: %s", SHM_DIR, name, strerror(errno));
+    if (atomic_fetch_add(&wh->mapped, 1) + 1 == h->nrings) {
+        struct sockaddr_un bell;
+        if (shm_unlink(name) != 0 && errno != ENOENT)
+            faro_warn("shm: cannot remove %s%s: %s", SHM_DIR, name, strerror(errno));
+        if (faro_shm_bell_addr(tp, p->rank, &bell) == 0 && unlink(bell.sun_path) != 0 &&
+            errno != ENOENT)
+            faro_warn("shm: cannot remove %s: %s", bell.sun_path, strerror(errno));
+    }
 
     uint32_t ri = (uint32_t)shm_ring_index(tp->env->local_rank, tp->lidx[p->rank]);
     shm_tx_attach(&p->tx, faro_shm_seg_ring(seg, ri), faro_shm_seg_slots(seg, ri), h->nslots,
                   h->slot_size);
-    p->map = seg;
-    p->map_len = len;
     return 0;
 }
 
@@ -224,6 +240,7 @@ void faro_shm_seg_detach(struct faro_tp_ep *p)
 {
     if (p->map && p->tx.ring)
         shm_tx_detach(&p->tx); /* a later connect continues from here */
+    faro_shm_bell_close(p);
     if (p->map)
         munmap(p->map, p->map_len);
     p->map = NULL;
@@ -235,4 +252,5 @@ void faro_shm_seg_unlink(faro_tp_t *tp)
     if (tp->seg_linked && shm_unlink(tp->seg_name) != 0 && errno != ENOENT)
         faro_warn("shm: cannot remove %s%s: %s", SHM_DIR, tp->seg_name, strerror(errno));
     tp->seg_linked = 0;
+    faro_shm_bell_unlink(tp);
 }

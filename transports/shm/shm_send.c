@@ -70,6 +70,7 @@ int faro_shm_send_inline(faro_tp_t *tp, struct faro_tp_ep *p, unsigned kind, con
     if (len)
         memcpy(payload, data, len);
     shm_tx_publish(&p->tx);
+    shm_tx_wake(p);
     return FARO_TP_DONE;
 }
 
@@ -116,6 +117,7 @@ int faro_shm_isend(faro_tp_t *tp, struct faro_tp_ep *p, unsigned kind, const voi
         if (slot) {
             shm_copy_iov(shm_slot_fill(slot, kind, hdr, hdrlen, len), iov, iovcnt);
             shm_tx_publish(&p->tx);
+            shm_tx_wake(p);
             return FARO_TP_DONE;
         }
     }
@@ -150,6 +152,7 @@ int faro_shm_drain(faro_tp_t *tp)
     int events = 0;
     for (int l = 0; l < tp->env->local_size && tp->nqueued; l++) {
         struct faro_tp_ep *p = &tp->peers[l];
+        int moved = 0;
         while (p->qhead && p->connected) {
             void *slot = shm_tx_reserve(&p->tx);
             if (!slot)
@@ -158,6 +161,7 @@ int faro_shm_drain(faro_tp_t *tp)
             shm_copy_iov(shm_slot_fill(slot, e->kind, e->hdr, e->hdrlen, e->len), e->iov,
                          e->iovcnt);
             shm_tx_publish(&p->tx);
+            moved++;
             if (!(p->qhead = e->next))
                 p->qtail = &p->qhead;
             tp->nqueued--;
@@ -168,6 +172,8 @@ int faro_shm_drain(faro_tp_t *tp)
                 done(arg, 0);
             events++;
         }
+        if (moved && p->connected)
+            shm_tx_wake(p); /* once for the batch */
     }
     return events;
 }
