@@ -28,11 +28,22 @@ for p in $providers; do
     bad=$(sed -n 's/^not ok [0-9]* - ofi \([a-z0-9-]*\).*/\1/p' "$log")
     [ $rc = 0 ] || [ -n "$bad" ] || bad=exit-$rc
     rm -f "$log"
-    # rxd (reliable datagrams over udp, a utility provider) once stalled in
-    # one case of a CI run with nothing failing in Faro's code that the log
-    # could show (the stuck process now prints where it is); its failed
-    # cases are run once more and must pass then. Every other provider's
-    # failure stands.
+    # rxd (reliable datagrams over udp, a utility provider) fails now and
+    # then on a loaded machine with nothing failing in Faro's code; its
+    # failed cases are run once more and must pass then. Every other
+    # provider's failure stands. Case order over rxd (libfabric 1.17), 237
+    # runs in two loops at once at a load of 4-25 on two cores
+    # (docs/transports.md, "udp;ofi_rxd under load"): a run takes 0.7 s on
+    # a quiet machine and took up to 42 s and passed; 25 failed with both
+    # ranks still receiving when a wait ran out (10 s, or 30 s under
+    # CONF_SLOW=3), always in spells when the other loop failed too (the
+    # machine, not a race in one job); once, in the same minute, a segfault inside
+    # fi_recvmsg and a fi_cq_read that never returned. The receiving UDP
+    # sockets dropped 45,000-80,000 datagrams a run: rxd keeps 128 per peer
+    # in flight, discards what arrives out of order and resends after a
+    # timeout doubling from 1 ms to 4 s. Starved on purpose (ranks at nice
+    # 10 beside four busy loops for 40 s) order failed 2 of 3 times over
+    # rxd and passed 3 of 3 times over tcp;ofi_rxm.
     case $p in *ofi_rxd*)
         case $bad in exit-*) failed=$((failed + 1)) ;; esac
         for c in $bad; do
