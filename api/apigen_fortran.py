@@ -48,8 +48,8 @@ import re
 import bigcount
 
 from apigen_fortran_consts import CHAR_SENTINELS, HANDLE_TYPES, SENTINELS, Constants, mpifh
-from apigen_fortran_hand import (HAND, HAND_F90, HAND_F08, HAND_F08_PROCS, HAND_F08_ABSTRACT,
-                                 PREDEFINED_CALLBACKS)
+from apigen_fortran_hand import (FORTRAN_ONLY, HAND, HAND_F90, HAND_F08, HAND_F08_PROCS,
+                                 HAND_F08_ABSTRACT, PREDEFINED_CALLBACKS)
 
 WIDE_INTS = {'MPI_Aint': 'MPI_ADDRESS_KIND', 'MPI_Offset': 'MPI_OFFSET_KIND',
              'MPI_Count': 'MPI_COUNT_KIND'}
@@ -712,6 +712,8 @@ def listing(bindings, excluded, unpaired, api_c_only):
         out.append('%s no large-count form in mpi_f08: %s' % (name, why))
     for name in sorted(HAND):
         out.append('%s hand: %s' % (name, HAND[name]))
+    for name in sorted(FORTRAN_ONLY):
+        out.append('%s Fortran only, by hand: %s' % (name, FORTRAN_ONLY[name]))
     for name, why in excluded:
         out.append('%s excluded: %s' % (name, why))
     for name in api_c_only:

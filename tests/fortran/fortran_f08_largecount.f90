@@ -88,7 +88,7 @@ program fortran_f08_largecount
   call MPI_Type_free(four_ints)
 
   ! a file: each rank writes its ten integers at its own offset, reads the next rank's
-  if (rank == 0) call unique_path(path)
+  if (rank == 0) call unique_path(prog, path)
   call MPI_Bcast(path, len(path), MPI_CHARACTER, 0, MPI_COMM_WORLD)
   call MPI_File_open(MPI_COMM_WORLD, path, ior(MPI_MODE_CREATE, ior(MPI_MODE_RDWR, &
                      MPI_MODE_DELETE_ON_CLOSE)), MPI_INFO_NULL, fh, ierr)
@@ -106,14 +106,6 @@ program fortran_f08_largecount
   call MPI_Finalize()
   if (rank == 0) print '(a)', prog // ': ok'
 contains
-  ! a file name of this run's own (the clock and a random number)
-  subroutine unique_path(p)
-    character(len=*), intent(out) :: p
-    integer :: t
-    real :: r
-    call system_clock(t)
-    call random_number(r)
-    write (p, '(a,i0,a,i0)') '/tmp/fortran_f08_largecount.', t, '.', int(r * 1e6)
-  end subroutine
+  include 'unique_path.inc'
   include 'fail.inc'
 end program
