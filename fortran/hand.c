@@ -1,9 +1,11 @@
 /*
  * The Fortran bindings the generator cannot make (api/apigen_fortran_hand.py
  * lists them with the reason and holds their Fortran interfaces): C's
- * argc/argv (MPI_Init, MPI_Init_thread, MPI_Info_create_env) and callbacks
+ * argc/argv (MPI_Init, MPI_Init_thread, MPI_Info_create_env), callbacks
  * written in Fortran (reductions, error handlers of the four object kinds,
- * attribute copy and delete functions). Same convention as the generated ones
+ * attribute copy and delete functions, generalized requests, data
+ * representations), spawn's CHARACTER arrays, and the Fortran-only
+ * MPI_SIZEOF and MPI_F_SYNC_REG. Same convention as the generated ones
  * (pmpi_x_ with mpi_x_ a weak alias, ierror NULL when mpi_f08 leaves it out).
  */
 #include <pthread.h>
