@@ -695,10 +695,11 @@ def cmd_fortran(api, args):
         print('FAIL: ' + p, file=sys.stderr)
     if problems:
         return 1
-    print('fortran: %d functions generated (mpif.h, mpi, mpi_f08; %d with choice buffers), '
-          '%d by hand, %d excluded, %d C only' %
-          (len(bindings), len([b for b in bindings if b.choice]), len(apigen_fortran.HAND),
-           len(excluded), len(c_only)))
+    large = [b for b in bindings if b.large_of]
+    print('fortran: %d functions generated (mpif.h, mpi, mpi_f08; %d with choice buffers; '
+          '%d large-count forms in mpi_f08), %d by hand, %d excluded, %d C only' %
+          (len(bindings) - len(large), len([b for b in bindings if b.choice and not b.large_of]),
+           len(large), len(apigen_fortran.HAND), len(excluded), len(c_only)))
     return 0
 
 

@@ -23,6 +23,15 @@ directions and C declarations:
                    (ierror OPTIONAL: the C side gets NULL when it is absent)
   bindings.txt     every function: the styles it is bound in, or why not
 
+mpi_f08 also has the large-count forms (MPI-4.0 section 19.2): for each
+function with a C _c form (api/bigcount.py's, or one described on its own as
+MPI_X_c), a second specific procedure MPI_X_c of the generic MPI_X whose
+counts are INTEGER(KIND=MPI_COUNT_KIND), bound to the C _c function. A
+program calls MPI_Send with an MPI_COUNT_KIND count and gets MPI_Send_c.
+mpif.h and module mpi have none (the standard gives them none), and neither
+has a function whose _c form Fortran could not tell from its int form (its
+counts are MPI_Aint already: MPI_ADDRESS_KIND is MPI_COUNT_KIND).
+
 A function is excluded, with its reason, when a parameter has no mechanical
 Fortran form (callbacks, argv vectors, the C-only MPI_Fint conversions); some
 of those are written by hand (apigen_fortran_hand.py's HAND; their C is
@@ -32,12 +41,15 @@ PARAM_SENTINELS, index, array_of_indices, attribute_val, baseptr), so a new
 function whose parameters are ordinary binds by itself. The constants and
 mpif.h are apigen_fortran_consts.py's.
 """
+import copy
 import os
 import re
 
+import bigcount
+
 from apigen_fortran_consts import CHAR_SENTINELS, HANDLE_TYPES, SENTINELS, Constants, mpifh
-from apigen_fortran_hand import (HAND, HAND_F90, HAND_F08, HAND_F08_PROCS, HAND_F08_ABSTRACT,
-                                 PREDEFINED_CALLBACKS)
+from apigen_fortran_hand import (FORTRAN_ONLY, HAND, HAND_F90, HAND_F08, HAND_F08_PROCS,
+                                 HAND_F08_ABSTRACT, PREDEFINED_CALLBACKS)
 
 WIDE_INTS = {'MPI_Aint': 'MPI_ADDRESS_KIND', 'MPI_Offset': 'MPI_OFFSET_KIND',
              'MPI_Count': 'MPI_COUNT_KIND'}
@@ -255,7 +267,9 @@ def array_length(fn, p, fints):
 class Binding:
     def __init__(self, fn, declared):
         self.fn = fn
-        fints = {p.name for p in fn.params if base_type(p)[0] == 'int' and
+        self.large = None       # the large-count form bound beside it (mpi_f08 only)
+        self.large_of = None    # for a large-count form: the binding whose generic it joins
+        fints = {p.name for p in fn.params if base_type(p)[0] in ('int', 'MPI_Count') and
                  base_type(p)[1] == 0}
         fints |= {p.name for p in fn.params if p.type in HANDLE_TYPES}
         self.params = []
@@ -484,7 +498,8 @@ def module_mpi(consts, bindings):
     out += ['  EXTERNAL :: %s' % name for name in PREDEFINED_CALLBACKS]
     out.append('  INTERFACE')
     for bd in bindings:
-        out += ['    ' + x for x in f90_interface(bd)]
+        if not bd.large_of:     # mpi_f08 alone has the large-count forms
+            out += ['    ' + x for x in f90_interface(bd)]
     out += HAND_F90
     out.append('  END INTERFACE')
     out.append('END MODULE mpi')
@@ -523,13 +538,27 @@ def module_f08(consts, bindings):
     out += ['    MODULE PROCEDURE faro_ne_%s' % t[4:].lower() for t in ts]
     out.append('  END INTERFACE')
     out.append('  INTERFACE')
-    strings = []
-    for bd in [b for b in bindings if b.f08]:
-        out += ['    ' + x for x in f08_interface(bd)]
-        if bd.string:
-            strings.append(bd)
+    strings, generics = [], []
+    for bd in [b for b in bindings if b.f08 and not b.large_of]:
+        name = bd.fn.name
+        if bd.large and not bd.string:
+            # a generic of the two BIND(C) interfaces: the kind of the
+            # counts chooses (MPI-4.0 section 19.2)
+            generics += ['  INTERFACE %s' % name]
+            generics += ['    ' + x for x in f08_interface(bd) + f08_interface(bd.large)]
+            generics += ['  END INTERFACE %s' % name]
+            continue
+        for b in [bd] + ([bd.large] if bd.large else []):
+            out += ['    ' + x for x in f08_interface(b)]
+            if b.string:
+                strings.append(b)
+        if bd.large:            # the module procedures that pass the strings' lengths
+            generics += ['  INTERFACE %s' % name,
+                         '    MODULE PROCEDURE %s, %s' % (name, bd.large.fn.name),
+                         '  END INTERFACE %s' % name]
     out += HAND_F08
     out.append('  END INTERFACE')
+    out += generics
     out.append('CONTAINS')
     for t in ts:
         s = t[4:].lower()
@@ -547,19 +576,94 @@ def module_f08(consts, bindings):
 
 # ---- everything ----
 
-def bind_all(api, declared):
-    """(bindings, excluded [(name, why)]) for every described function
-    mpi.h declares."""
-    bindings, excluded = [], []
+def large_form(fn):
+    """fn's large-count _c form as api/bigcount.py makes it for C: each count
+    MPI_Count, each disp MPI_Aint."""
+    w = copy.copy(fn)
+    w.name = fn.name + '_c'
+    w.params = []
+    for p in fn.params:
+        q = copy.copy(p)
+        q.type, q.decl = bigcount.wide_type(p), bigcount.wide_decl(p)
+        w.params.append(q)
+    return w
+
+
+def f08_signature(bd, kinds):
+    """What Fortran's generic resolution sees of a binding in mpi_f08: per
+    dummy argument its type, kind (by value: MPI_COUNT_KIND and
+    MPI_ADDRESS_KIND are both 8) and rank."""
+    sig = []
+    for p, b in bd.params:
+        if b.choice:
+            sig.append('choice')
+            continue
+        spec = re.sub(r'KIND=(\w+)', lambda m: 'KIND=%s' % kinds.get(m.group(1), m.group(1)),
+                      b.f08)
+        sig.append((spec.replace('INTEGER(C_INT)', 'INTEGER'), bool(b.dim)))
+    return sig
+
+
+def bind_large(api, declared, bd, kinds):
+    """The large-count form of binding bd for mpi_f08's generic bd.fn.name
+    (a specific procedure MPI_X_c beside MPI_X), or (None, why not). It is
+    the C _c function's: made from bd's description (bigcount.has_c), or
+    described on its own (MPI_Type_get_envelope_c, which gains parameters)."""
+    fn = bd.fn
+    own = api.functions.get(fn.name + '_c')
+    if own is not None and fn.name + '_c' in declared:
+        wfn = own
+    elif bigcount.has_c(fn):
+        wfn = large_form(fn)
+    else:
+        return None, None
+    if not bd.f08:
+        return None, 'not in mpi_f08 (a string and a buffer in one call)'
+    try:
+        wd = Binding(wfn, declared)
+    except Skip as e:
+        return None, str(e)
+    if f08_signature(wd, kinds) == f08_signature(bd, kinds):
+        return None, ('its arguments have the int form\'s Fortran types and kinds (its counts '
+                      'are MPI_Aint or MPI_Count there already, and MPI_ADDRESS_KIND is '
+                      'MPI_COUNT_KIND): the int form serves both')
+    return wd, None
+
+
+def bind_all(api, declared, kinds):
+    """(bindings, excluded [(name, why)], unpaired [(name, why)]) for every
+    described function mpi.h declares; a binding's large-count form (its
+    .large, mpi_f08 only) is in the list too, after the others."""
+    bindings, excluded, unpaired = [], [], []
+    own_large = set()
     for name in api.order:
         if name not in declared or name in HAND or C_ONLY.match(name):
+            continue
+        if name.endswith('_c') and name[:-2] in declared and name[:-2] not in HAND:
+            own_large.add(name)     # bound as its int form's large-count form below
             continue
         fn = api.functions[name]
         try:
             bindings.append(Binding(fn, declared))
         except Skip as e:
             excluded.append((name, str(e)))
-    return bindings, excluded
+    large = []
+    for bd in bindings:
+        if bd.is_function:
+            continue
+        wd, why = bind_large(api, declared, bd, kinds)
+        if wd is not None:
+            bd.large, wd.large_of = wd, bd
+            large.append(wd)
+            own_large.discard(wd.fn.name)
+        elif why:
+            (excluded if bd.fn.name + '_c' in own_large else unpaired).append(
+                (bd.fn.name + '_c', why))
+            own_large.discard(bd.fn.name + '_c')
+    for name in sorted(own_large):
+        excluded.append((name, 'a large-count form whose int form %s has no generated '
+                         'binding' % name[:-2]))
+    return bindings + large, excluded, unpaired
 
 
 def c_file(consts, bindings):
@@ -591,17 +695,25 @@ def c_file(consts, bindings):
     return '\n'.join(out) + '\n'
 
 
-def listing(bindings, excluded, api_c_only):
+def listing(bindings, excluded, unpaired, api_c_only):
     out = ['# Generated by api/apigen.py fortran: every MPI function mpi.h declares,',
            '# and how Fortran gets it. "mpif.h mpi mpi_f08": generated in all three;',
            '# "hand": written by hand in api/apigen_fortran.py (HAND); "excluded": why not.']
     for bd in bindings:
+        if bd.large_of:
+            out.append('%s mpi_f08 (large count: a specific procedure of the generic %s)' %
+                       (bd.fn.name, bd.large_of.fn.name))
+            continue
         out.append('%s mpif.h mpi%s%s' % (bd.fn.name, ' mpi_f08' if bd.f08 else '',
                                           ' (choice)' if bd.choice else ''))
         if not bd.f08:
             out[-1] += ' (not in mpi_f08: a string and a buffer in one call)'
+    for name, why in unpaired:
+        out.append('%s no large-count form in mpi_f08: %s' % (name, why))
     for name in sorted(HAND):
         out.append('%s hand: %s' % (name, HAND[name]))
+    for name in sorted(FORTRAN_ONLY):
+        out.append('%s Fortran only, by hand: %s' % (name, FORTRAN_ONLY[name]))
     for name, why in excluded:
         out.append('%s excluded: %s' % (name, why))
     for name in api_c_only:
@@ -611,12 +723,12 @@ def listing(bindings, excluded, api_c_only):
 
 def write_all(api, declared, mpi_h, outdir, write):
     consts = Constants(mpi_h)
-    bindings, excluded = bind_all(api, declared)
+    bindings, excluded, unpaired = bind_all(api, declared, dict(consts.ints))
     os.makedirs(outdir, exist_ok=True)
     write(os.path.join(outdir, 'faro_fortran.c'), c_file(consts, bindings))
     write(os.path.join(outdir, 'mpif.h'), mpifh(consts))
     write(os.path.join(outdir, 'mpi.f90'), module_mpi(consts, bindings))
     write(os.path.join(outdir, 'mpi_f08.f90'), module_f08(consts, bindings))
     c_only = [n for n in api.order if n in declared and C_ONLY.match(n)]
-    write(os.path.join(outdir, 'bindings.txt'), listing(bindings, excluded, c_only))
+    write(os.path.join(outdir, 'bindings.txt'), listing(bindings, excluded, unpaired, c_only))
     return bindings, excluded

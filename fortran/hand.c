@@ -1,9 +1,11 @@
 /*
  * The Fortran bindings the generator cannot make (api/apigen_fortran_hand.py
  * lists them with the reason and holds their Fortran interfaces): C's
- * argc/argv (MPI_Init, MPI_Init_thread, MPI_Info_create_env) and callbacks
- * written in Fortran (reductions, error handlers, attribute copy and delete
- * functions). Same convention as the generated ones
+ * argc/argv (MPI_Init, MPI_Init_thread, MPI_Info_create_env), callbacks
+ * written in Fortran (reductions, error handlers of the four object kinds,
+ * attribute copy and delete functions, generalized requests, data
+ * representations), spawn's CHARACTER arrays, and the Fortran-only
+ * MPI_SIZEOF and MPI_F_SYNC_REG. Same convention as the generated ones
  * (pmpi_x_ with mpi_x_ a weak alias, ierror NULL when mpi_f08 leaves it out).
  */
 #include <pthread.h>
@@ -49,8 +51,9 @@ void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierror)
  * kind and process. */
 typedef void faro_f_any_fn(void);
 typedef void faro_f_user_fn(void *invec, void *inoutvec, MPI_Fint *len, MPI_Fint *datatype);
+typedef void faro_f_user_c_fn(void *invec, void *inoutvec, MPI_Count *len, MPI_Fint *datatype);
 typedef void faro_f_errh_fn(MPI_Fint *handle, MPI_Fint *error_code);
-enum { CB_OP, CB_COMM_ERRH, CB_WIN_ERRH, CB_KINDS };
+enum { CB_OP, CB_OP_C, CB_COMM_ERRH, CB_WIN_ERRH, CB_FILE_ERRH, CB_SESSION_ERRH, CB_KINDS };
 #define FARO_F_SLOTS 32
 static faro_f_any_fn *slot_fn[CB_KINDS][FARO_F_SLOTS];
 static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -63,30 +66,31 @@ static pthread_mutex_t slot_lock = PTHREAD_MUTEX_INITIALIZER;
     {                                                                                      \
         MPI_Fint ftype = MPI_Type_c2f(*type);                                              \
         ((faro_f_user_fn *)slot_fn[CB_OP][i])(in, inout, len, &ftype);                     \
+    }                                                                                      \
+    static void op_c_trampoline_##i(void *in, void *inout, MPI_Count *len,                 \
+                                    MPI_Datatype *type)                                    \
+    {                                                                                      \
+        MPI_Fint ftype = MPI_Type_c2f(*type);                                              \
+        ((faro_f_user_c_fn *)slot_fn[CB_OP_C][i])(in, inout, len, &ftype);                 \
+    }
+/* an error handler of one object kind (obj: comm, win, file, session) */
+#define ERRH_TRAMPOLINE_OF(obj, Obj, KIND, i)                                              \
+    static void obj##_errh_trampoline_##i(MPI_##Obj *h, int *code, ...)                   \
+    {                                                                                      \
+        MPI_Fint fh = MPI_##Obj##_c2f(*h);                                                 \
+        ((faro_f_errh_fn *)slot_fn[KIND][i])(&fh, code);                                   \
     }
 #define ERRH_TRAMPOLINE(i)                                                                 \
-    static void comm_errh_trampoline_##i(MPI_Comm *comm, int *code, ...)                   \
-    {                                                                                      \
-        MPI_Fint fcomm = MPI_Comm_c2f(*comm);                                              \
-        ((faro_f_errh_fn *)slot_fn[CB_COMM_ERRH][i])(&fcomm, code);                        \
-    }                                                                                      \
-    static void win_errh_trampoline_##i(MPI_Win *win, int *code, ...)                      \
-    {                                                                                      \
-        MPI_Fint fwin = MPI_Win_c2f(*win);                                                 \
-        ((faro_f_errh_fn *)slot_fn[CB_WIN_ERRH][i])(&fwin, code);                          \
-    }
+    ERRH_TRAMPOLINE_OF(comm, Comm, CB_COMM_ERRH, i)                                        \
+    ERRH_TRAMPOLINE_OF(win, Win, CB_WIN_ERRH, i)                                           \
+    ERRH_TRAMPOLINE_OF(file, File, CB_FILE_ERRH, i)                                        \
+    ERRH_TRAMPOLINE_OF(session, Session, CB_SESSION_ERRH, i)
 FOR_SLOTS(OP_TRAMPOLINE)
 FOR_SLOTS(ERRH_TRAMPOLINE)
 #define OP_NAME(i) op_trampoline_##i,
-#define COMM_ERRH_NAME(i) comm_errh_trampoline_##i,
-#define WIN_ERRH_NAME(i) win_errh_trampoline_##i,
+#define OP_C_NAME(i) op_c_trampoline_##i,
 static MPI_User_function *const op_trampoline[FARO_F_SLOTS] = { FOR_SLOTS(OP_NAME) };
-static MPI_Comm_errhandler_function *const comm_errh_trampoline[FARO_F_SLOTS] = {
-    FOR_SLOTS(COMM_ERRH_NAME)
-};
-static MPI_Win_errhandler_function *const win_errh_trampoline[FARO_F_SLOTS] = {
-    FOR_SLOTS(WIN_ERRH_NAME)
-};
+static MPI_User_function_c *const op_c_trampoline[FARO_F_SLOTS] = { FOR_SLOTS(OP_C_NAME) };
 
 /* The slot of fn among kind's, or -1 (after raising the error) when all are taken. */
 static int take_slot(int kind, faro_f_any_fn *fn, const char *caller)
@@ -119,32 +123,50 @@ void pmpi_op_create_(faro_f_user_fn *user_fn, MPI_Fint *commute, MPI_Fint *op,
 /* the names mpi_f08's module procedures call (their own are MPI_Op_create ...) */
 #pragma weak faro_f_op_create_ = pmpi_op_create_
 
-/* An error handler for communicators (CB_COMM_ERRH) or windows (CB_WIN_ERRH). */
-static void create_errhandler(int kind, faro_f_errh_fn *fn, MPI_Fint *errhandler,
-                              MPI_Fint *ierror, const char *caller)
+/* MPI_Op_create_c: mpi_f08 only (the function's len is INTEGER(KIND=MPI_COUNT_KIND)) */
+void faro_f_op_create_c_(faro_f_user_c_fn *user_fn, MPI_Fint *commute, MPI_Fint *op,
+                         MPI_Fint *ierror)
 {
-    int slot = take_slot(kind, (faro_f_any_fn *)fn, caller);
-    MPI_Errhandler c_eh = MPI_ERRHANDLER_NULL;
+    int slot = take_slot(CB_OP_C, (faro_f_any_fn *)user_fn, "MPI_Op_create_c");
+    MPI_Op c_op = MPI_OP_NULL;
     int rc = slot < 0 ? MPI_ERR_INTERN
-             : kind == CB_COMM_ERRH ? MPI_Comm_create_errhandler(comm_errh_trampoline[slot], &c_eh)
-                                    : MPI_Win_create_errhandler(win_errh_trampoline[slot], &c_eh);
-    *errhandler = MPI_Errhandler_c2f(c_eh);
+                      : MPI_Op_create_c(op_c_trampoline[slot], *commute != 0, &c_op);
+    *op = MPI_Op_c2f(c_op);
     SET_IERROR(rc);
 }
 
-void pmpi_comm_create_errhandler_(faro_f_errh_fn *fn, MPI_Fint *errhandler, MPI_Fint *ierror)
-{
-    create_errhandler(CB_COMM_ERRH, fn, errhandler, ierror, "MPI_Comm_create_errhandler");
-}
+/* MPI_<Obj>_create_errhandler for Fortran subroutine fn: the trampolines
+ * of kind KIND (obj's), a table of them, and the binding. */
+#define CREATE_ERRHANDLER(obj, Obj, KIND)                                                  \
+    static MPI_##Obj##_errhandler_function *const obj##_errh_trampoline[FARO_F_SLOTS] = {  \
+        FOR_SLOTS(obj##_ERRH_NAME)                                                         \
+    };                                                                                     \
+    void pmpi_##obj##_create_errhandler_(faro_f_errh_fn *fn, MPI_Fint *errhandler,         \
+                                         MPI_Fint *ierror)                                 \
+    {                                                                                      \
+        int slot = take_slot(KIND, (faro_f_any_fn *)fn, "MPI_" #Obj "_create_errhandler"); \
+        MPI_Errhandler c_eh = MPI_ERRHANDLER_NULL;                                         \
+        int rc = slot < 0 ? MPI_ERR_INTERN                                                 \
+                 : MPI_##Obj##_create_errhandler(obj##_errh_trampoline[slot], &c_eh);      \
+        *errhandler = MPI_Errhandler_c2f(c_eh);                                            \
+        SET_IERROR(rc);                                                                    \
+    }
+#define comm_ERRH_NAME(i) comm_errh_trampoline_##i,
+#define win_ERRH_NAME(i) win_errh_trampoline_##i,
+#define file_ERRH_NAME(i) file_errh_trampoline_##i,
+#define session_ERRH_NAME(i) session_errh_trampoline_##i,
+CREATE_ERRHANDLER(comm, Comm, CB_COMM_ERRH)
+CREATE_ERRHANDLER(win, Win, CB_WIN_ERRH)
+CREATE_ERRHANDLER(file, File, CB_FILE_ERRH)
+CREATE_ERRHANDLER(session, Session, CB_SESSION_ERRH)
 #pragma weak mpi_comm_create_errhandler_ = pmpi_comm_create_errhandler_
 #pragma weak faro_f_comm_create_errhandler_ = pmpi_comm_create_errhandler_
-
-void pmpi_win_create_errhandler_(faro_f_errh_fn *fn, MPI_Fint *errhandler, MPI_Fint *ierror)
-{
-    create_errhandler(CB_WIN_ERRH, fn, errhandler, ierror, "MPI_Win_create_errhandler");
-}
 #pragma weak mpi_win_create_errhandler_ = pmpi_win_create_errhandler_
 #pragma weak faro_f_win_create_errhandler_ = pmpi_win_create_errhandler_
+#pragma weak mpi_file_create_errhandler_ = pmpi_file_create_errhandler_
+#pragma weak faro_f_file_create_errhandler_ = pmpi_file_create_errhandler_
+#pragma weak mpi_session_create_errhandler_ = pmpi_session_create_errhandler_
+#pragma weak faro_f_session_create_errhandler_ = pmpi_session_create_errhandler_
 
 /* Attribute keys created from Fortran: the keyval's extra_state is ours and
  * holds the Fortran copy and delete subroutines and the program's own extra
@@ -393,3 +415,111 @@ void pmpi_comm_spawn_multiple_(MPI_Fint *count, char *array_of_commands, char *a
 }
 #pragma weak mpi_comm_spawn_multiple_ = pmpi_comm_spawn_multiple_
 #pragma weak faro_f_comm_spawn_multiple_ = pmpi_comm_spawn_multiple_
+
+/* MPI_Register_datarep: as for keyvals, the C extra_state is a holder of
+ * the Fortran conversion and extent subroutines and the program's extra
+ * state (kept for the process's life, like the representation's name).
+ * MPI_CONVERSION_FUNCTION_NULL is an external subroutine of this file whose
+ * address the binding recognises. */
+typedef void faro_f_conv_fn(void *userbuf, MPI_Fint *datatype, MPI_Fint *count, void *filebuf,
+                            MPI_Offset *position, MPI_Aint *extra, MPI_Fint *ierror);
+typedef void faro_f_extent_fn(MPI_Fint *datatype, MPI_Aint *extent, MPI_Aint *extra,
+                              MPI_Fint *ierror);
+struct faro_f_datarep {
+    faro_f_conv_fn *read, *write;
+    faro_f_extent_fn *extent;
+    MPI_Aint extra;
+};
+
+void mpi_conversion_function_null_(void *userbuf, MPI_Fint *datatype, MPI_Fint *count,
+                                   void *filebuf, MPI_Offset *position, MPI_Aint *extra,
+                                   MPI_Fint *ierror)
+{
+    *ierror = MPI_SUCCESS;
+}
+
+static int datarep_convert(faro_f_conv_fn *fn, void *userbuf, MPI_Datatype type, int count,
+                           void *filebuf, MPI_Offset position, struct faro_f_datarep *d)
+{
+    MPI_Fint ftype = MPI_Type_c2f(type), fcount = count, ierr = MPI_SUCCESS;
+    fn(userbuf, &ftype, &fcount, filebuf, &position, &d->extra, &ierr);
+    return ierr;
+}
+
+static int datarep_read(void *userbuf, MPI_Datatype type, int count, void *filebuf,
+                        MPI_Offset position, void *extra)
+{
+    struct faro_f_datarep *d = extra;
+    return datarep_convert(d->read, userbuf, type, count, filebuf, position, d);
+}
+
+static int datarep_write(void *userbuf, MPI_Datatype type, int count, void *filebuf,
+                         MPI_Offset position, void *extra)
+{
+    struct faro_f_datarep *d = extra;
+    return datarep_convert(d->write, userbuf, type, count, filebuf, position, d);
+}
+
+static int datarep_extent(MPI_Datatype type, MPI_Aint *extent, void *extra)
+{
+    struct faro_f_datarep *d = extra;
+    MPI_Fint ftype = MPI_Type_c2f(type), ierr = MPI_SUCCESS;
+    d->extent(&ftype, extent, &d->extra, &ierr);
+    return ierr;
+}
+
+void pmpi_register_datarep_(char *datarep, faro_f_conv_fn *read_fn, faro_f_conv_fn *write_fn,
+                            faro_f_extent_fn *extent_fn, MPI_Aint *extra_state,
+                            MPI_Fint *ierror, size_t datarep_len)
+{
+    struct faro_f_datarep *d = malloc(sizeof *d);
+    char *name = faro_f_cstr(datarep, datarep_len);
+    if (!d || !name) {
+        free(d);
+        free(name);
+        SET_IERROR(faro_f_nomem("MPI_Register_datarep"));
+        return;
+    }
+    *d = (struct faro_f_datarep){read_fn, write_fn, extent_fn, *extra_state};
+    faro_f_conv_fn *null_fn = mpi_conversion_function_null_;
+    int rc = MPI_Register_datarep(name, read_fn == null_fn ? MPI_CONVERSION_FN_NULL : datarep_read,
+                                  write_fn == null_fn ? MPI_CONVERSION_FN_NULL : datarep_write,
+                                  datarep_extent, d);
+    if (rc != MPI_SUCCESS)
+        free(d);
+    free(name);
+    SET_IERROR(rc);
+}
+#pragma weak mpi_register_datarep_ = pmpi_register_datarep_
+#pragma weak faro_f_register_datarep_ = pmpi_register_datarep_
+
+/* MPI_SIZEOF (modules mpi and mpi_f08 only: it needs the explicit
+ * interface): x comes as the descriptor of an assumed-rank TYPE(*)
+ * argument, whose element length is the answer, for every intrinsic type,
+ * kind and rank at once; a derived type is refused. */
+void faro_f_sizeof(CFI_cdesc_t *x, MPI_Fint *size, MPI_Fint *ierror)
+{
+    if (x->type == CFI_type_struct || x->type == CFI_type_other) {
+        *size = MPI_UNDEFINED;
+        SET_IERROR(faro_f_error(MPI_ERR_ARG, "%s: x is of a derived type; MPI_SIZEOF takes "
+                                "a variable of an intrinsic type (INTEGER, REAL, COMPLEX, "
+                                "LOGICAL, CHARACTER)", "MPI_Sizeof"));
+        return;
+    }
+    *size = (MPI_Fint)x->elem_len;
+    SET_IERROR(MPI_SUCCESS);
+}
+
+/* MPI_F_SYNC_REG: does nothing, out of the compiler's sight, so a variable
+ * given to it is stored to memory before the call and loaded after it (for
+ * buffers a nonblocking call or a window still uses). mpif.h and mpi pass
+ * its address, mpi_f08 a descriptor. */
+void pmpi_f_sync_reg_(void *buf)
+{
+    (void)buf;
+}
+#pragma weak mpi_f_sync_reg_ = pmpi_f_sync_reg_
+void faro_f08_f_sync_reg(CFI_cdesc_t *buf)
+{
+    (void)buf;
+}

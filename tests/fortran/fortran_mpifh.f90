@@ -1,5 +1,5 @@
 ! mpif.h, fixed form (compiled with -ffixed-form): init, rank and size, a ring of messages with
-! their statuses, MPI_STATUS_IGNORE, bcast, allreduce (MPI_SUM on INTEGER
+! their statuses, MPI_STATUS_IGNORE (and MPI_F_SYNC_REG), bcast, allreduce (MPI_SUM on INTEGER
 ! and DOUBLE PRECISION, and MPI_IN_PLACE), a vector datatype, an error
 ! returned under MPI_ERRORS_RETURN, finalize. A failing check prints
 ! "fortran_mpifh: rank R: FAIL: what" and aborts the job.
@@ -39,6 +39,7 @@
      &     IERR)
       CALL MPI_RECV(RBUF, 3, MPI_INTEGER, PREV, 1, MPI_COMM_WORLD,
      &     MPI_STATUS_IGNORE, IERR)
+      CALL MPI_F_SYNC_REG(RBUF)
       IF (RBUF(3) .NE. 100 * PREV + 3) CALL FAIL(RANK, 'send/recv')
 ! bcast from the last rank
       IF (RANK .EQ. NP - 1) THEN
